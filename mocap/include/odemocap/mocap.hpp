@@ -1,0 +1,12 @@
+#pragma once
+/// Umbrella header of odemocap's mocap layer (no ODE dependency).
+
+#include <odemocap/capture.hpp>
+#include <odemocap/error.hpp>
+#include <odemocap/euler.hpp>
+#include <odemocap/interpolation.hpp>
+#include <odemocap/pose.hpp>
+#include <odemocap/quat.hpp>
+#include <odemocap/track.hpp>
+#include <odemocap/vec3.hpp>
+#include <odemocap/velocity.hpp>

@@ -1,0 +1,92 @@
+#pragma once
+/// Track: one rigid body's captured samples.
+
+#include <odemocap/interpolation.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace odemocap {
+
+/// One rigid body's samples over time, stored as contiguous arrays (structure of arrays).
+///
+/// Times are seconds, strictly increasing, not necessarily uniform. Positions are metres in
+/// the capture's world frame; orientations are unit quaternions (body to world). A sample may
+/// be invalid (an occlusion or gap): it keeps its time but carries no pose.
+class Track {
+public:
+  /// Tolerance on | |q| - 1 | for orientations given to append(); within it q is renormalised,
+  /// beyond it append() throws.
+  static constexpr double k_unit_tolerance = 1e-3;
+
+  /// An empty track called `name`.
+  explicit Track(std::string name = {});
+
+  /// Track name (joint or rigid-body name).
+  const std::string& name() const { return name_; }
+  /// Number of samples, valid or not.
+  std::size_t size() const { return times_.size(); }
+  /// Number of valid samples.
+  std::size_t valid_count() const { return valid_index_.size(); }
+  bool empty() const { return times_.empty(); }
+
+  /// Time of sample i (s).
+  double time(std::size_t i) const { return times_[i]; }
+  /// Position of sample i (m, world); zero for an invalid sample.
+  const Vec3& position(std::size_t i) const { return positions_[i]; }
+  /// Orientation of sample i (body to world); identity for an invalid sample.
+  const Quat& orientation(std::size_t i) const { return orientations_[i]; }
+  /// Whether sample i holds a measured pose.
+  bool valid(std::size_t i) const { return valid_[i] != 0; }
+  /// Pose of sample i.
+  Pose pose(std::size_t i) const { return {positions_[i], orientations_[i]}; }
+
+  /// Contiguous views for hot loops.
+  const std::vector<double>& times() const { return times_; }
+  const std::vector<Vec3>& positions() const { return positions_; }
+  const std::vector<Quat>& orientations() const { return orientations_; }
+  /// Validity per sample (1 valid, 0 gap).
+  const std::vector<std::uint8_t>& valid_flags() const { return valid_; }
+  /// Indices of the valid samples, ascending.
+  const std::vector<std::size_t>& valid_indices() const { return valid_index_; }
+
+  /// Time of the first and last sample (s); throws MocapError on an empty track.
+  double start_time() const;
+  double end_time() const;
+
+  void reserve(std::size_t n);
+
+  /// Appends a valid sample. Throws MocapError naming the track, sample and value when the
+  /// time is not finite or not after the previous one, the position is not finite, or the
+  /// orientation is not finite or off unit length by more than k_unit_tolerance.
+  void append(double time, const Pose& pose);
+
+  /// Appends an invalid sample (a gap) at `time`, with the same checks on time.
+  void append_gap(double time);
+
+  /// Makes consecutive valid orientations lie in one hemisphere (dot >= 0) by negating samples
+  /// where needed; the rotations are unchanged. Returns the number of samples negated.
+  std::size_t make_continuous();
+
+  /// Interpolated pose at time t (s). Gaps are bridged between the nearest valid samples on
+  /// each side. O(1) for a uniform time base without gaps, O(log n) otherwise. Throws
+  /// MocapError when t is not finite or the track has no valid sample.
+  Pose sample(double t, Interp interp = Interp::Linear,
+              OutOfRange out_of_range = OutOfRange::Clamp) const;
+
+private:
+  void check_time(double time) const;
+  std::size_t interval_index(double t) const;
+
+  std::string name_;
+  std::vector<double> times_;
+  std::vector<Vec3> positions_;
+  std::vector<Quat> orientations_;
+  std::vector<std::uint8_t> valid_;
+  /// Indices of the valid samples, ascending; interpolation runs over these.
+  std::vector<std::size_t> valid_index_;
+};
+
+} // namespace odemocap

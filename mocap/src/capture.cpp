@@ -1,0 +1,37 @@
+#include <odemocap/capture.hpp>
+#include <odemocap/error.hpp>
+
+namespace odemocap {
+
+const Track* Capture::find_track(std::string_view name) const {
+  for (const Track& t : tracks_) {
+    if (t.name() == name) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
+
+const Track& Capture::track(std::string_view name) const {
+  if (const Track* t = find_track(name)) {
+    return *t;
+  }
+  std::string names;
+  for (const Track& t : tracks_) {
+    names += (names.empty() ? "'" : ", '") + t.name() + "'";
+  }
+  throw MocapError("capture '" + info_.source + "' has no track '" + std::string(name) +
+                   "'; its tracks are: " + (names.empty() ? "(none)" : names));
+}
+
+void Capture::add_track(Track track) {
+  if (track.name().empty()) {
+    throw MocapError("capture '" + info_.source + "': a track needs a non-empty name");
+  }
+  if (find_track(track.name()) != nullptr) {
+    throw MocapError("capture '" + info_.source + "' already has a track '" + track.name() + "'");
+  }
+  tracks_.push_back(std::move(track));
+}
+
+} // namespace odemocap

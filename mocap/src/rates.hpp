@@ -1,0 +1,72 @@
+#pragma once
+// Rate kernels shared by the velocity estimators and cubic interpolation: unchecked, inline,
+// for hot loops. Callers check their arguments.
+
+#include <odemocap/quat.hpp>
+
+#include <cmath>
+
+namespace odemocap::detail {
+
+/// Below this sin(theta) the series of theta/sin(theta) is used instead of atan2.
+inline constexpr double k_series_limit = 0.25;
+
+/// theta / sin(theta) beyond the series' range: atan2(s, c) / s. Out of line and cold, so the
+/// call does not burden the registers of the loops that inline the series.
+[[gnu::cold, gnu::noinline]] double theta_over_sin_wide(double s2, double c);
+
+/// theta / sin(theta) for theta in [0, pi/2], given s2 = sin(theta)^2 and c = cos(theta) >= 0.
+/// For sin(theta) < 1/4 (rotations under 29 degrees per interval: 60 rad/s at 120 Hz, beyond
+/// human motion) it is the Maclaurin series of asin(s)/s, sum_n C(2n,n) / (4^n (2n+1)) s^(2n),
+/// to n = 12; it needs no square root and no division, and the first omitted term is below
+/// 1.3e-18, a tenth of an ulp. Otherwise atan2(s, c) / s, accurate for every angle.
+inline double theta_over_sin(double s2, double c) {
+  if (s2 < k_series_limit * k_series_limit) {
+    // 1 + x Q(x) with Q evaluated by Estrin's scheme: a dependency chain of 5 multiply-adds
+    // instead of Horner's 12, so consecutive frame pairs overlap in the pipeline, and a single
+    // rounding against the leading 1 at the end.
+    constexpr double c1 = 1.0 / 6.0, c2 = 3.0 / 40.0, c3 = 5.0 / 112.0, c4 = 35.0 / 1152.0,
+                     c5 = 63.0 / 2816.0, c6 = 231.0 / 13312.0, c7 = 143.0 / 10240.0,
+                     c8 = 6435.0 / 557056.0, c9 = 12155.0 / 1245184.0,
+                     c10 = 46189.0 / 5505024.0, c11 = 88179.0 / 12058624.0,
+                     c12 = 676039.0 / 104857600.0;
+    const double x = s2;
+    const double x2 = x * x;
+    const double x4 = x2 * x2;
+    const double a = (c1 + c2 * x) + x2 * (c3 + c4 * x);
+    const double b = (c5 + c6 * x) + x2 * (c7 + c8 * x);
+    const double d = (c9 + c10 * x) + x2 * (c11 + c12 * x);
+    return 1.0 + x * (a + x4 * (b + x4 * d));
+  }
+  return theta_over_sin_wide(s2, c);
+}
+
+/// Derivative of Slerp(q0, q1) at t = 0 as a world angular velocity (rad/s).
+/// omega = 2 vec(dq/dt conj(q0)) with dq/dt = theta/sin(theta) (q1 - cos(theta) q0) / dt;
+/// vec(q0 conj(q0)) = 0, so this is 2 theta/sin(theta) vec(q1 conj(q0)) / dt, where
+/// r = q1 conj(q0) has r.w = q0.q1 = cos(theta) and |vec(r)| = sin(theta). Taking the shorter
+/// arc (q0.q1 < 0 -> use -q1) negates r: cos(theta) = |r.w| and the sign of r.w goes into the
+/// final scale, without a branch.
+/// `inv_dt` is 1 / dt: callers that also need it for positions divide once.
+inline Vec3 geodesic_rate(const Quat& q0, const Quat& q1, double inv_dt) {
+  const double two_over_dt = 2.0 * inv_dt;
+  const Quat r = q1 * conj(q0);
+  const Vec3 v = r.vec();
+  const double scale = std::copysign(two_over_dt, r.w) * theta_over_sin(dot(v, v), std::fabs(r.w));
+  return v * scale;
+}
+
+/// The naive first-order estimate 2 vec((q1 - q0) conj(q0)) / dt; `inv_dt` is 1 / dt.
+inline Vec3 linear_approx_rate(const Quat& q0, const Quat& q1, double inv_dt) {
+  return ((q1 - q0) * conj(q0)).vec() * (2.0 * inv_dt);
+}
+
+/// Rate at a sample from the rates of the interval before (length dt_before) and after
+/// (dt_after): the derivative at the middle knot of the parabola through three samples,
+/// exact for constant rates on any spacing.
+inline Vec3 weighted_central(const Vec3& rate_before, double dt_before, const Vec3& rate_after,
+                             double dt_after) {
+  return (rate_before * dt_after + rate_after * dt_before) / (dt_before + dt_after);
+}
+
+} // namespace odemocap::detail

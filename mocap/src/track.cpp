@@ -1,0 +1,184 @@
+#include "checks.hpp"
+#include "rates.hpp"
+
+#include <odemocap/error.hpp>
+#include <odemocap/track.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace odemocap {
+namespace {
+
+/// Velocity at the k-th valid sample (a knot of the cubic): the weighted central combination
+/// of the rates of the valid intervals on both sides, one-sided at the ends.
+/// `rate(i, j, dt)` is the constant rate from sample i to sample j over dt seconds.
+template <class IntervalRate>
+Vec3 knot_velocity(const std::vector<std::size_t>& valid, const std::vector<double>& times,
+                   std::size_t k, IntervalRate rate) {
+  const auto interval = [&](std::size_t a) {
+    return rate(valid[a], valid[a + 1], times[valid[a + 1]] - times[valid[a]]);
+  };
+  const std::size_t last = valid.size() - 1;
+  if (k == 0) {
+    return interval(0);
+  }
+  if (k == last) {
+    return interval(last - 1);
+  }
+  return detail::weighted_central(interval(k - 1), times[valid[k]] - times[valid[k - 1]],
+                                  interval(k), times[valid[k + 1]] - times[valid[k]]);
+}
+
+} // namespace
+
+Track::Track(std::string name) : name_(std::move(name)) {}
+
+double Track::start_time() const {
+  if (times_.empty()) {
+    throw MocapError("track '" + name_ + "' is empty: it has no start time");
+  }
+  return times_.front();
+}
+
+double Track::end_time() const {
+  if (times_.empty()) {
+    throw MocapError("track '" + name_ + "' is empty: it has no end time");
+  }
+  return times_.back();
+}
+
+void Track::reserve(std::size_t n) {
+  times_.reserve(n);
+  positions_.reserve(n);
+  orientations_.reserve(n);
+  valid_.reserve(n);
+}
+
+void Track::check_time(double time) const {
+  const std::string where = "track '" + name_ + "', sample " + std::to_string(times_.size());
+  if (!std::isfinite(time)) {
+    throw MocapError(where + ": time must be finite, got " + detail::describe(time));
+  }
+  if (!times_.empty() && !(time > times_.back())) {
+    throw MocapError(where + ": time " + detail::describe(time) +
+                     " s is not after the previous sample's " + detail::describe(times_.back()) +
+                     " s (times must increase strictly)");
+  }
+}
+
+void Track::append(double time, const Pose& pose) {
+  check_time(time);
+  const auto fail = [&](const std::string& what) {
+    throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) + " at t=" +
+                     detail::describe(time) + " s: " + what);
+  };
+  if (!is_finite(pose.p)) {
+    fail("position " + detail::describe(pose.p) + " is not finite");
+  }
+  const double length = norm(pose.q);
+  if (!(std::fabs(length - 1.0) <= k_unit_tolerance)) {
+    fail("orientation " + detail::describe(pose.q) + " has length " + detail::describe(length) +
+         "; expected a unit quaternion (tolerance 1e-3)");
+  }
+  valid_index_.push_back(times_.size());
+  times_.push_back(time);
+  positions_.push_back(pose.p);
+  orientations_.push_back(pose.q * (1.0 / length));
+  valid_.push_back(1);
+}
+
+void Track::append_gap(double time) {
+  check_time(time);
+  times_.push_back(time);
+  positions_.push_back({});
+  orientations_.push_back({});
+  valid_.push_back(0);
+}
+
+std::size_t Track::make_continuous() {
+  std::size_t flips = 0;
+  for (std::size_t k = 1; k < valid_index_.size(); ++k) {
+    Quat& q = orientations_[valid_index_[k]];
+    if (dot(q, orientations_[valid_index_[k - 1]]) < 0.0) {
+      q = -q;
+      ++flips;
+    }
+  }
+  return flips;
+}
+
+std::size_t Track::interval_index(double t) const {
+  // Index k into valid_index_ with time(valid k) <= t < time(valid k+1). A guess from the mean
+  // spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter and
+  // a binary search covers everything else (O(log n)).
+  const std::size_t last = valid_index_.size() - 1;
+  const auto valid_time = [this](std::size_t k) { return times_[valid_index_[k]]; };
+  const double t0 = valid_time(0);
+  const double span = valid_time(last) - t0;
+  double guess = (t - t0) / span * static_cast<double>(last);
+  guess = std::clamp(guess, 0.0, static_cast<double>(last - 1));
+  std::size_t k = static_cast<std::size_t>(guess);
+  for (int step = 0; step < 4; ++step) {
+    if (valid_time(k) > t) {
+      --k;
+    } else if (valid_time(k + 1) <= t) {
+      ++k;
+    } else {
+      return k;
+    }
+  }
+  const auto it = std::upper_bound(valid_index_.begin(), valid_index_.end(), t,
+                                   [this](double value, std::size_t i) { return value < times_[i]; });
+  return static_cast<std::size_t>(it - valid_index_.begin()) - 1;
+}
+
+Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
+  if (!std::isfinite(t)) {
+    throw MocapError("track '" + name_ + "': sample time must be finite, got " +
+                     detail::describe(t));
+  }
+  if (valid_index_.empty()) {
+    throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
+  }
+  if (out_of_range == OutOfRange::Loop) {
+    const double start = times_.front();
+    const double period = times_.back() - start;
+    if (period > 0.0) {
+      t = start + std::fmod(t - start, period);
+      if (t < start) {
+        t += period;
+      }
+    }
+  }
+  const std::size_t first = valid_index_.front();
+  const std::size_t last = valid_index_.back();
+  if (t <= times_[first]) {
+    return pose(first);
+  }
+  if (t >= times_[last]) {
+    return pose(last);
+  }
+  const std::size_t k = interval_index(t);
+  const std::size_t i = valid_index_[k];
+  const std::size_t j = valid_index_[k + 1];
+  const double duration = times_[j] - times_[i];
+  const double u = (t - times_[i]) / duration;
+  if (interp == Interp::Linear) {
+    return {positions_[i] + (positions_[j] - positions_[i]) * u,
+            slerp(orientations_[i], orientations_[j], u)};
+  }
+  const auto linear = [this](std::size_t a, std::size_t b, double dt) {
+    return (positions_[b] - positions_[a]) / dt;
+  };
+  const auto angular = [this](std::size_t a, std::size_t b, double dt) {
+    return detail::geodesic_rate(orientations_[a], orientations_[b], 1.0 / dt);
+  };
+  return {hermite(positions_[i], knot_velocity(valid_index_, times_, k, linear), positions_[j],
+                  knot_velocity(valid_index_, times_, k + 1, linear), duration, u),
+          spherical_cubic(orientations_[i], knot_velocity(valid_index_, times_, k, angular),
+                          orientations_[j], knot_velocity(valid_index_, times_, k + 1, angular),
+                          duration, u)};
+}
+
+} // namespace odemocap

@@ -1,0 +1,5 @@
+#pragma once
+/// Umbrella header of odemocap's ODE layer; includes the mocap layer too.
+
+#include <odemocap/mocap.hpp>
+#include <odemocap/ode_math.hpp>

@@ -1,0 +1,214 @@
+#include "support/reference_math.hpp"
+
+#include <odemocap/capture.hpp>
+#include <odemocap/error.hpp>
+#include <odemocap/track.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace odemocap {
+namespace {
+
+using test::near_vec;
+using test::Random;
+using test::same_rotation;
+
+// Analytic motion used as truth: constant velocity plus constant-rate rotation.
+const Vec3 k_velocity{0.3, -0.1, 0.7};
+const Vec3 k_omega{0.5, 2.0, -1.0};
+const Quat k_q0 = from_axis_angle({0, 1, 1}, 0.3);
+
+Pose truth(double t) { return {Vec3{1, 2, 3} + k_velocity * t, integrate(k_q0, k_omega, t)}; }
+
+Track analytic_track(const std::vector<double>& times) {
+  Track track("analytic");
+  for (double t : times) {
+    track.append(t, truth(t));
+  }
+  return track;
+}
+
+std::vector<double> uniform_times(int n, double dt) {
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) {
+    t.push_back(i * dt);
+  }
+  return t;
+}
+
+std::vector<double> jittered_times(int n, double dt, unsigned seed) {
+  Random rnd(seed);
+  std::vector<double> t{0.0};
+  for (int i = 1; i < n; ++i) {
+    t.push_back(t.back() + dt * rnd.uniform(0.3, 1.7));
+  }
+  return t;
+}
+
+TEST(Track, AppendRejectsBadSamplesNamingTrackAndSample) {
+  Track track("hand");
+  track.append(0.0, {});
+  try {
+    track.append(0.0, {});
+    FAIL() << "equal time accepted";
+  } catch (const MocapError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'hand'"), std::string::npos) << m;
+    EXPECT_NE(m.find("sample 1"), std::string::npos) << m;
+  }
+  EXPECT_THROW(track.append(-1.0, {}), MocapError);
+  EXPECT_THROW(track.append(NAN, {}), MocapError);
+  EXPECT_THROW(track.append(1.0, {Vec3{NAN, 0, 0}, Quat{}}), MocapError);
+  EXPECT_THROW(track.append(1.0, {Vec3{}, Quat{0.5, 0, 0, 0}}), MocapError);
+  EXPECT_THROW(track.append(1.0, {Vec3{}, Quat{NAN, 0, 0, 0}}), MocapError);
+  EXPECT_THROW(track.append_gap(0.0), MocapError);
+  EXPECT_EQ(track.size(), 1u); // nothing half-appended
+  track.append(1.0, {Vec3{}, Quat{1.0005, 0, 0, 0}}); // within tolerance: renormalised
+  EXPECT_EQ(track.orientation(1).w, 1.0);
+}
+
+TEST(Track, LinearSampleIsExactAtSamplesAndForConstantRateMotion) {
+  for (const auto& times : {uniform_times(50, 1.0 / 120), jittered_times(50, 1.0 / 120, 4)}) {
+    const Track track = analytic_track(times);
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      const Pose p = track.sample(times[i]);
+      ASSERT_TRUE(near_vec(p.p, track.position(i), 0)); // the stored sample, bit for bit
+      ASSERT_TRUE(same_rotation(p.q, track.orientation(i), 0));
+      ASSERT_TRUE(same_rotation(p.q, truth(times[i]).q, 1e-15));
+    }
+    Random rnd(5);
+    for (int n = 0; n < 500; ++n) {
+      const double t = rnd.uniform(times.front(), times.back());
+      const Pose p = track.sample(t, Interp::Linear);
+      ASSERT_TRUE(near_vec(p.p, truth(t).p, 1e-14));
+      // Slerp between samples of a constant-rate rotation is that rotation.
+      ASSERT_TRUE(same_rotation(p.q, truth(t).q, 1e-14));
+    }
+  }
+}
+
+TEST(Track, SampleFindsTheSameIntervalAsALinearScan) {
+  // Irregular spacing with long and short intervals defeats the uniform guess.
+  std::vector<double> times = jittered_times(300, 0.01, 11);
+  times[150] = times[149] + 1e-6;
+  for (std::size_t i = 151; i < times.size(); ++i) {
+    times[i] += 5.0;
+  }
+  Track track("irregular");
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    track.append(times[i], {Vec3{static_cast<double>(i), 0, 0}, Quat{}});
+  }
+  Random rnd(6);
+  for (int n = 0; n < 2000; ++n) {
+    const double t = rnd.uniform(times.front(), times.back());
+    std::size_t i = 0;
+    while (times[i + 1] <= t) {
+      ++i;
+    }
+    const double expected = static_cast<double>(i) + (t - times[i]) / (times[i + 1] - times[i]);
+    ASSERT_NEAR(track.sample(t).p.x, expected, 1e-9);
+  }
+}
+
+TEST(Track, ClampAndLoopOutsideTheRange) {
+  const Track track = analytic_track(uniform_times(11, 0.1)); // 0 .. 1 s
+  EXPECT_TRUE(near_vec(track.sample(-5.0).p, truth(0).p, 0));
+  EXPECT_TRUE(near_vec(track.sample(7.0).p, truth(1.0).p, 0));
+  EXPECT_TRUE(near_vec(track.sample(2.25, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-12));
+  EXPECT_TRUE(near_vec(track.sample(-0.75, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-12));
+  EXPECT_THROW(track.sample(NAN), MocapError);
+  EXPECT_THROW(Track("empty").sample(0.0), MocapError);
+}
+
+TEST(Track, GapsAreBridgedBetweenTheNearestValidSamples) {
+  Track track("occluded");
+  track.append(0.0, {Vec3{0, 0, 0}, Quat{}});
+  track.append_gap(0.1);
+  track.append_gap(0.2);
+  track.append(0.3, {Vec3{3, 0, 0}, from_axis_angle({0, 0, 1}, 0.9)});
+  track.append(0.4, {Vec3{4, 0, 0}, from_axis_angle({0, 0, 1}, 1.2)});
+  EXPECT_EQ(track.valid_count(), 3u);
+  EXPECT_FALSE(track.valid(1));
+  const Pose p = track.sample(0.2);
+  EXPECT_TRUE(near_vec(p.p, {2, 0, 0}, 1e-14)); // not pulled towards a zero "sample"
+  EXPECT_TRUE(same_rotation(p.q, from_axis_angle({0, 0, 1}, 0.6), 1e-15));
+  const Pose c = track.sample(0.2, Interp::Cubic);
+  EXPECT_TRUE(is_finite(c.p));
+  Track only_gaps("blind");
+  only_gaps.append_gap(0.0);
+  EXPECT_THROW(only_gaps.sample(0.0), MocapError);
+}
+
+TEST(Track, CubicReproducesConstantRateMotionAndPassesThroughSamples) {
+  const auto times = jittered_times(40, 1.0 / 60, 12);
+  const Track track = analytic_track(times);
+  Random rnd(13);
+  for (int n = 0; n < 500; ++n) {
+    const double t = rnd.uniform(times.front(), times.back());
+    const Pose p = track.sample(t, Interp::Cubic);
+    ASSERT_TRUE(near_vec(p.p, truth(t).p, 1e-13));
+    ASSERT_TRUE(same_rotation(p.q, truth(t).q, 1e-13));
+  }
+}
+
+/// Angular velocity of the sampled curve just before and just after time t.
+std::pair<Vec3, Vec3> one_sided_rates(const Track& track, double t, Interp interp) {
+  const double e = 1e-7;
+  const Quat before = track.sample(t - e, interp).q;
+  const Quat at = track.sample(t, interp).q;
+  const Quat after = track.sample(t + e, interp).q;
+  return {to_rotation_vector(at * conj(before)) / e, to_rotation_vector(after * conj(at)) / e};
+}
+
+TEST(Track, CubicIsC1AtSamplesWhereLinearIsNot) {
+  // A motion whose rate changes: rotation angle and position follow sin(3t) on uneven times.
+  const auto times = jittered_times(30, 0.05, 21);
+  Track track("swing");
+  for (double t : times) {
+    track.append(t, {Vec3{std::sin(3 * t), 0, 0}, from_axis_angle({1, 1, 0}, std::sin(3 * t))});
+  }
+  double worst_linear_kink = 0;
+  for (std::size_t i = 2; i + 2 < times.size(); ++i) {
+    const auto [cubic_in, cubic_out] = one_sided_rates(track, times[i], Interp::Cubic);
+    ASSERT_TRUE(near_vec(cubic_in, cubic_out, 1e-4)) << "knot " << i;
+    const auto [linear_in, linear_out] = one_sided_rates(track, times[i], Interp::Linear);
+    worst_linear_kink = std::fmax(worst_linear_kink, norm(linear_in - linear_out));
+  }
+  EXPECT_GT(worst_linear_kink, 0.1); // the naive interpolation's rate jumps at samples
+}
+
+TEST(Track, ContinuityPassRemovesHemisphereFlipsWithoutChangingRotations) {
+  Track track("flippy");
+  const Quat a = from_axis_angle({0, 0, 1}, 0.1);
+  const Quat b = from_axis_angle({0, 0, 1}, 0.2);
+  track.append(0.0, {Vec3{}, a});
+  track.append(0.1, {Vec3{}, -b});
+  track.append_gap(0.2);
+  track.append(0.3, {Vec3{}, -b});
+  EXPECT_EQ(track.make_continuous(), 2u); // sample 1 flipped, then sample 3 across the gap
+  EXPECT_GT(dot(track.orientation(0), track.orientation(1)), 0.0);
+  EXPECT_GT(dot(track.orientation(1), track.orientation(3)), 0.0);
+  EXPECT_TRUE(same_rotation(track.orientation(3), b, 0));
+  EXPECT_EQ(track.make_continuous(), 0u);
+}
+
+TEST(Capture, TracksAreFoundByNameAndNamesAreUnique) {
+  Capture capture(CaptureInfo{"unit test", "", 120.0, "m", Axis::Z});
+  capture.add_track(Track("Hips"));
+  capture.add_track(Track("Head"));
+  EXPECT_EQ(&capture.track("Head"), &capture.tracks()[1]);
+  EXPECT_EQ(capture.find_track("Tail"), nullptr);
+  try {
+    (void)capture.track("Tail");
+    FAIL();
+  } catch (const MocapError& e) {
+    EXPECT_NE(std::string(e.what()).find("'Hips', 'Head'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(capture.add_track(Track("Hips")), MocapError);
+  EXPECT_THROW(capture.add_track(Track("")), MocapError);
+}
+
+} // namespace
+} // namespace odemocap

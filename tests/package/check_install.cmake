@@ -1,0 +1,34 @@
+# cmake -P script: install BUILD_DIR into WORK_DIR/prefix and build EXAMPLE_DIR against it.
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "failed (${result}): ${ARGV}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+
+# Only public headers are installed: no private source header may leak.
+file(GLOB_RECURSE installed_headers RELATIVE "${prefix}/include" "${prefix}/include/*")
+foreach(h IN LISTS installed_headers)
+  if(NOT h MATCHES "^odemocap/[a-z0-9_]+\\.hpp$")
+    message(FATAL_ERROR "unexpected installed header: ${h}")
+  endif()
+endforeach()
+
+set(flags "${CXX_FLAGS}")
+if(SANITIZE)
+  string(APPEND flags " -fsanitize=address,undefined")
+endif()
+run("${CMAKE_COMMAND}" -S "${EXAMPLE_DIR}" -B "${WORK_DIR}/build"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+    "-DCMAKE_CXX_FLAGS=${flags}")
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/odemocap-analytic-track")
+if(NOT last_output MATCHES "slerp derivative: [0-9.e+-]+ rad")
+  message(FATAL_ERROR "the consumer ran but printed no replay summary:\n${last_output}")
+endif()
+message(STATUS "outside project built and ran against ${prefix}")
