@@ -3,7 +3,7 @@
 
 namespace odemocap {
 
-const Track* Capture::find_track(std::string_view name) const {
+const Track* Capture::find_track(std::string_view name) const& {
   for (const Track& t : tracks_) {
     if (t.name() == name) {
       return &t;
@@ -12,7 +12,7 @@ const Track* Capture::find_track(std::string_view name) const {
   return nullptr;
 }
 
-const Track& Capture::track(std::string_view name) const {
+const Track& Capture::track(std::string_view name) const& {
   if (const Track* t = find_track(name)) {
     return *t;
   }

@@ -2,14 +2,15 @@
 
 #include <odemocap/error.hpp>
 
-#include <cstdio>
+#include <charconv>
 
 namespace odemocap::detail {
 
 std::string describe(double v) {
+  // Shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", v);
-  return buffer;
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return std::string(buffer, result.ptr);
 }
 
 std::string describe(const Vec3& v) {

@@ -195,7 +195,9 @@ TEST(Track, ContinuityPassRemovesHemisphereFlipsWithoutChangingRotations) {
 }
 
 TEST(Capture, TracksAreFoundByNameAndNamesAreUnique) {
-  Capture capture(CaptureInfo{"unit test", "", 120.0, "m", Axis::Z});
+  CaptureInfo info;
+  info.source = "unit test";
+  Capture capture(info);
   capture.add_track(Track("Hips"));
   capture.add_track(Track("Head"));
   EXPECT_EQ(&capture.track("Head"), &capture.tracks()[1]);

@@ -1,8 +1,10 @@
 #pragma once
 /// Capture: named tracks plus what is known about where they came from.
 
+#include <odemocap/skeleton.hpp>
 #include <odemocap/track.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,8 +19,12 @@ struct CaptureInfo {
   std::string source;        ///< file path or a description of where the data came from
   std::string format;        ///< format name, e.g. "bvh", "motive-csv"; empty when built in code
   double frame_rate = 0.0;   ///< nominal capture rate (Hz); 0 when unknown
-  std::string length_unit = "m"; ///< unit of the stored positions
+  std::string length_unit = "m"; ///< unit the file declared ("" when it declares none)
+  double length_scale = 1.0; ///< factor applied to the file's numbers to get stored positions
   Axis up_axis = Axis::Z;    ///< world axis pointing up in the stored positions
+  /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
+  /// with the data rows; one sentence each.
+  std::vector<std::string> notes;
 };
 
 /// Named tracks of one recording, in a stable order.
@@ -31,20 +37,31 @@ public:
   CaptureInfo& info() { return info_; }
 
   /// All tracks, in the order they were added.
-  const std::vector<Track>& tracks() const { return tracks_; }
+  const std::vector<Track>& tracks() const& { return tracks_; }
 
   /// The track called `name`; throws MocapError listing the available names when absent.
-  const Track& track(std::string_view name) const;
+  const Track& track(std::string_view name) const&;
 
   /// The track called `name`, or nullptr.
-  const Track* find_track(std::string_view name) const;
+  const Track* find_track(std::string_view name) const&;
+
+  // A track of a temporary capture would dangle: keep the Capture in a variable.
+  void tracks() && = delete;
+  void track(std::string_view) && = delete;
+  void find_track(std::string_view) && = delete;
 
   /// Adds a track; throws MocapError when its name is empty or already taken.
   void add_track(Track track);
 
+  /// The hierarchy and raw channels the capture was computed from (BVH), or nullptr.
+  const Skeleton* skeleton() const& { return skeleton_ ? &*skeleton_ : nullptr; }
+  void skeleton() && = delete;
+  void set_skeleton(Skeleton skeleton) { skeleton_ = std::move(skeleton); }
+
 private:
   CaptureInfo info_;
   std::vector<Track> tracks_;
+  std::optional<Skeleton> skeleton_;
 };
 
 } // namespace odemocap

@@ -5,8 +5,10 @@
 #include <odemocap/error.hpp>
 #include <odemocap/euler.hpp>
 #include <odemocap/interpolation.hpp>
+#include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/quat.hpp>
+#include <odemocap/skeleton.hpp>
 #include <odemocap/track.hpp>
 #include <odemocap/vec3.hpp>
 #include <odemocap/velocity.hpp>

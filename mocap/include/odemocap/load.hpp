@@ -1,0 +1,90 @@
+#pragma once
+/// Loading captures from files: BVH, rigid-body CSV and OptiTrack Motive CSV.
+
+#include <odemocap/capture.hpp>
+#include <odemocap/error.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace odemocap {
+
+/// A file that cannot be loaded: where (path, 1-based line and column; 0 when not known) and
+/// why, in words a user can act on. what() reads "path:line:column: message".
+class LoadError : public MocapError {
+public:
+  LoadError(std::string path, std::size_t line, std::size_t column, const std::string& message);
+
+  const std::string& path() const { return path_; }
+  std::size_t line() const { return line_; }
+  std::size_t column() const { return column_; }
+  /// The message without the location.
+  const std::string& message() const { return message_; }
+
+private:
+  std::string path_;
+  std::size_t line_;
+  std::size_t column_;
+  std::string message_;
+};
+
+/// Capture file formats.
+enum class Format {
+  Auto,         ///< decide from the content
+  Bvh,          ///< Biovision hierarchy
+  RigidBodyCsv, ///< generic rigid-body CSV (see README: header naming columns)
+  MotiveCsv,    ///< OptiTrack Motive CSV export
+};
+
+/// Order of the four quaternion columns of a generic CSV whose columns are named q0..q3.
+enum class QuatOrder { WXYZ, XYZW };
+
+/// How to load a capture. The defaults keep the file's own numbers.
+struct LoadOptions {
+  Format format = Format::Auto;
+  /// Factor applied to every position after the file's own unit (Motive's "Length Units" is
+  /// converted to metres first; BVH and generic CSV have no declared unit). E.g. 0.01 for
+  /// centimetres to metres, 0.0254 for inches, 0.0254 / 0.45 for CMU BVH units.
+  double length_scale = 1.0;
+  /// When set, positions and orientations are rotated from the file's up axis (Y for BVH and
+  /// Motive, Z for generic CSV) to this one by the shortest rotation, e.g. Y-up into ODE's
+  /// usual Z-up: p' = C p, q' = C q (body frames keep their own axes).
+  std::optional<Axis> up_axis;
+  /// Names of the tracks to keep; empty keeps all. A name the file lacks is an error.
+  std::vector<std::string> tracks;
+  /// Generic CSV: order of columns named <body>.q0 .. <body>.q3.
+  QuatOrder quat_order = QuatOrder::WXYZ;
+  /// Generic CSV: sample rate (Hz) for files with a frame column but no time column.
+  double frame_rate = 0.0;
+  /// BVH: also make tracks for End Sites ("<parent>_End").
+  bool end_sites = false;
+  /// Largest file accepted, in bytes (the file is read whole).
+  std::size_t max_file_bytes = std::size_t{1} << 31;
+};
+
+/// Loads the capture in the file at `path`; the format comes from the content (see
+/// detect_format) unless options.format says otherwise. Throws LoadError.
+Capture load_capture(const std::string& path, const LoadOptions& options = {});
+
+/// Loads a capture from text in memory; `source` names it in errors and CaptureInfo.
+Capture load_capture_from_memory(std::string_view text, std::string_view source,
+                                 const LoadOptions& options = {});
+
+/// The format of capture text: "HIERARCHY" first is BVH, "Format Version" first is Motive,
+/// a delimited header row is generic CSV. Throws LoadError when it is none of these.
+Format detect_format(std::string_view text, std::string_view source);
+
+/// Per-format entry points on text in memory (tests and fuzzers use them directly).
+Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options = {});
+Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
+                             const LoadOptions& options = {});
+Capture parse_motive_csv(std::string_view text, std::string_view source,
+                         const LoadOptions& options = {});
+
+/// The format's name, e.g. "bvh", "motive-csv".
+const char* to_string(Format format);
+
+} // namespace odemocap

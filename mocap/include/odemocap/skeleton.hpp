@@ -1,0 +1,52 @@
+#pragma once
+/// Skeleton: a BVH hierarchy with its raw motion channels, and forward kinematics over it.
+
+#include <odemocap/pose.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace odemocap {
+
+/// One BVH motion channel.
+enum class Channel : std::uint8_t { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };
+
+/// The channel's BVH name, e.g. "Zrotation".
+const char* to_string(Channel channel);
+
+/// A joint of the hierarchy (or an End Site, which has no channels).
+struct Joint {
+  std::string name;                ///< joint name; End Sites are named "<parent>_End"
+  int parent = -1;                 ///< index of the parent joint, -1 for a root
+  Vec3 offset;                     ///< from the parent's origin, parent frame, file units
+  std::vector<Channel> channels;   ///< in file order
+  std::size_t first_channel = 0;   ///< column of the first channel in a motion row
+  bool end_site = false;
+};
+
+/// A hierarchy and its motion as found in the file: joints in file order (parents before
+/// children), and one row of raw channel values per frame (file units, degrees).
+///
+/// Local transform of a joint: translation offset + (position channels), then the rotation
+/// channels composed in the order listed, each about the joint's current (intrinsic) axis:
+/// channels "Zrotation Xrotation Yrotation" give Rz * Rx * Ry.
+struct Skeleton {
+  std::vector<Joint> joints;
+  std::size_t channel_count = 0; ///< values per motion row
+  std::size_t frame_count = 0;
+  double frame_time = 0.0;       ///< seconds
+  std::vector<double> motion;    ///< frame_count rows of channel_count values
+
+  /// Raw value of `channel` (column) in `frame`.
+  double value(std::size_t frame, std::size_t channel) const {
+    return motion[frame * channel_count + channel];
+  }
+};
+
+/// World poses of every joint (in the skeleton's order) at `frame`, in file units: `out` is
+/// resized to the joint count. Orientation is each joint frame's rotation to world.
+void forward_kinematics(const Skeleton& skeleton, std::size_t frame, std::vector<Pose>& out);
+
+} // namespace odemocap

@@ -1,0 +1,335 @@
+// BVH (Biovision hierarchy) loader: HIERARCHY with one or more ROOTs, JOINTs and End Sites,
+// then MOTION with a frame count, a frame time and one row of channel values per frame.
+#include "load_common.hpp"
+#include "text_scanner.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <unordered_set>
+
+namespace odemocap {
+namespace {
+
+constexpr std::size_t k_max_depth = 512;      // nesting; real skeletons stay under 30
+constexpr std::size_t k_max_joints = 20000;
+constexpr std::size_t k_max_channels = 6;      // per joint: three positions, three rotations
+
+using detail::quote;
+using detail::TextScanner;
+
+bool parse_channel(std::string_view word, Channel& out) {
+  if (word.size() != 9) {
+    return false;
+  }
+  const char axis = static_cast<char>(word[0] | 0x20); // ASCII lower case
+  const std::string_view kind = word.substr(1);
+  const bool position = kind == "position" || kind == "POSITION" || kind == "Position";
+  const bool rotation = kind == "rotation" || kind == "ROTATION" || kind == "Rotation";
+  if ((!position && !rotation) || axis < 'x' || axis > 'z') {
+    return false;
+  }
+  const int index = axis - 'x';
+  out = static_cast<Channel>((rotation ? 3 : 0) + index);
+  return true;
+}
+
+/// Parses a non-negative integer word; false if it is anything else.
+bool parse_count(std::string_view word, std::size_t& out) {
+  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), out);
+  return !word.empty() && error == std::errc() && end == word.data() + word.size();
+}
+
+/// The name after ROOT/JOINT; a '{' on the same line opens the block.
+std::string_view joint_name(TextScanner& scanner, bool& brace_on_line) {
+  std::string_view name = scanner.rest_of_line();
+  brace_on_line = !name.empty() && name.back() == '{';
+  if (brace_on_line) {
+    name.remove_suffix(1);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) {
+      name.remove_suffix(1);
+    }
+  }
+  return name;
+}
+
+void expect_word(TextScanner& scanner, std::string_view expected, const char* context) {
+  scanner.skip_blank();
+  const std::size_t line = scanner.line(), column = scanner.column();
+  const std::string_view word = scanner.word();
+  if (word != expected) {
+    scanner.fail_at(line, column,
+                    std::string("expected '") + std::string(expected) + "' " + context + ", found " +
+                        (word.empty() ? std::string("the end of the file") : quote(word)));
+  }
+}
+
+void parse_offset(TextScanner& scanner, Joint& joint) {
+  expect_word(scanner, "OFFSET", ("in '" + joint.name + "'").c_str());
+  joint.offset.x = scanner.number("the OFFSET's x");
+  joint.offset.y = scanner.number("the OFFSET's y");
+  joint.offset.z = scanner.number("the OFFSET's z");
+}
+
+void parse_channels(TextScanner& scanner, Joint& joint, std::size_t& channel_total) {
+  expect_word(scanner, "CHANNELS", ("after the OFFSET of '" + joint.name + "'").c_str());
+  const std::size_t column = (scanner.skip_spaces(), scanner.column());
+  const std::string_view count_word = scanner.word();
+  std::size_t count = 0;
+  if (!parse_count(count_word, count) || count > k_max_channels) {
+    scanner.fail_at(scanner.line(), column,
+                    "CHANNELS count must be a whole number from 0 to 6, found " + quote(count_word));
+  }
+  joint.first_channel = channel_total;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (scanner.at_line_end()) {
+      scanner.fail("CHANNELS " + std::to_string(count) + " lists only " + std::to_string(k) +
+                   " channel names");
+    }
+    const std::size_t name_column = scanner.column();
+    const std::string_view name = scanner.word();
+    Channel channel;
+    if (!parse_channel(name, channel)) {
+      scanner.fail_at(scanner.line(), name_column,
+                      "unknown channel " + quote(name) +
+                          "; expected Xposition, Yposition, Zposition, Xrotation, Yrotation or "
+                          "Zrotation");
+    }
+    joint.channels.push_back(channel);
+  }
+  if (!scanner.at_line_end()) {
+    const std::size_t extra = scanner.column();
+    scanner.fail_at(scanner.line(), extra, "CHANNELS " + std::to_string(count) +
+                                               " is followed by more names: " + quote(scanner.word()));
+  }
+  channel_total += count;
+}
+
+/// "<parent>_End", numbered when a parent has several End Sites or the name is taken.
+std::string end_site_name(const Skeleton& skeleton, int parent,
+                          const std::unordered_set<std::string>& taken) {
+  const std::string base = skeleton.joints[static_cast<std::size_t>(parent)].name + "_End";
+  std::string name = base;
+  for (int n = 2; taken.count(name) != 0; ++n) {
+    name = base + std::to_string(n);
+  }
+  return name;
+}
+
+/// HIERARCHY ... up to (and including) the word MOTION. Iterative: the open joints are an
+/// explicit stack, so a deeply nested file cannot exhaust the call stack.
+void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
+  scanner.skip_blank();
+  expect_word(scanner, "HIERARCHY", "at the start of a BVH file");
+  std::vector<int> open;
+  std::unordered_set<std::string> names;
+  for (;;) {
+    scanner.skip_blank();
+    if (scanner.at_end()) {
+      scanner.fail(open.empty() ? "the file ends before MOTION"
+                                : "the file ends inside '" +
+                                      skeleton.joints[static_cast<std::size_t>(open.back())].name +
+                                      "' (missing '}')");
+    }
+    const std::size_t line = scanner.line(), column = scanner.column();
+    const std::string_view word = scanner.word();
+    if (word == "}") {
+      if (open.empty()) {
+        scanner.fail_at(line, column, "'}' without an open ROOT, JOINT or End Site");
+      }
+      open.pop_back();
+      continue;
+    }
+    if (word == "MOTION") {
+      if (!open.empty()) {
+        scanner.fail_at(line, column,
+                        "MOTION inside '" +
+                            skeleton.joints[static_cast<std::size_t>(open.back())].name +
+                            "' (missing '}')");
+      }
+      if (skeleton.joints.empty()) {
+        scanner.fail_at(line, column, "MOTION before any ROOT");
+      }
+      return;
+    }
+    const bool root = word == "ROOT";
+    const bool end_site = word == "End";
+    if (!root && !end_site && word != "JOINT") {
+      scanner.fail_at(line, column,
+                      "expected ROOT, JOINT, End Site, '}' or MOTION, found " + quote(word));
+    }
+    if (root != open.empty()) {
+      scanner.fail_at(line, column, root ? "ROOT inside another joint (missing '}'?)"
+                                         : std::string(word) + " outside a ROOT");
+    }
+    if (open.size() >= k_max_depth || skeleton.joints.size() >= k_max_joints) {
+      scanner.fail_at(line, column,
+                      "hierarchy too large: more than " + std::to_string(k_max_depth) +
+                          " levels or " + std::to_string(k_max_joints) + " joints");
+    }
+    if (!open.empty() && skeleton.joints[static_cast<std::size_t>(open.back())].end_site) {
+      scanner.fail_at(line, column, "an End Site cannot have children");
+    }
+    Joint joint;
+    joint.parent = open.empty() ? -1 : open.back();
+    joint.end_site = end_site;
+    bool brace_on_line = false;
+    const std::string_view name = joint_name(scanner, brace_on_line);
+    if (end_site) {
+      if (name != "Site") {
+        scanner.fail_at(line, column, "expected 'End Site', found 'End " + std::string(name) + "'");
+      }
+      joint.name = end_site_name(skeleton, joint.parent, names);
+    } else if (name.empty()) {
+      scanner.fail_at(line, column, std::string(word) + " needs a name");
+    } else {
+      joint.name = std::string(name);
+      if (names.count(joint.name) != 0) {
+        scanner.fail_at(line, column, "a second joint named " + quote(name) +
+                                          " (joint names must be unique)");
+      }
+    }
+    names.insert(joint.name);
+    if (!brace_on_line) {
+      expect_word(scanner, "{", ("after '" + std::string(word) + " " + std::string(name) + "'").c_str());
+    }
+    parse_offset(scanner, joint);
+    if (!end_site) {
+      parse_channels(scanner, joint, skeleton.channel_count);
+    }
+    open.push_back(static_cast<int>(skeleton.joints.size()));
+    skeleton.joints.push_back(std::move(joint));
+  }
+}
+
+/// MOTION's frame count, frame time and rows; returns the line of each frame's row.
+std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
+                                      std::size_t text_size) {
+  scanner.skip_blank();
+  std::size_t line = scanner.line(), column = scanner.column();
+  std::string_view word = scanner.word();
+  if (word == "Frames") {
+    expect_word(scanner, ":", "after 'Frames'");
+  } else if (word != "Frames:") {
+    scanner.fail_at(line, column, "expected 'Frames:' after MOTION, found " + quote(word));
+  }
+  scanner.skip_spaces();
+  column = scanner.column();
+  word = scanner.word();
+  if (!parse_count(word, skeleton.frame_count)) {
+    scanner.fail_at(line, column, "the frame count must be a whole number >= 0, found " + quote(word));
+  }
+  scanner.skip_blank();
+  line = scanner.line();
+  column = scanner.column();
+  if (scanner.word() != "Frame" || scanner.word() != "Time:") {
+    scanner.fail_at(line, column, "expected 'Frame Time:' after the frame count");
+  }
+  scanner.skip_spaces();
+  column = scanner.column();
+  skeleton.frame_time = scanner.number("the frame time (seconds)");
+  if (!(skeleton.frame_time > 0.0)) {
+    scanner.fail_at(line, column, "the frame time must be positive");
+  }
+  // Each value needs a digit and a separator: refuse a claim the remaining bytes cannot hold
+  // before allocating anything for it.
+  const std::size_t remaining = text_size - scanner.offset();
+  const std::size_t per_row = skeleton.channel_count == 0 ? 1 : 2 * skeleton.channel_count;
+  if (skeleton.frame_count > (remaining + 1) / per_row) {
+    scanner.fail_at(line - 1, 1,
+                    "Frames: " + std::to_string(skeleton.frame_count) + " claims rows of " +
+                        std::to_string(skeleton.channel_count) + " values, but only " +
+                        std::to_string(remaining) +
+                        " bytes follow (the file is cut short or the count is wrong)");
+  }
+  skeleton.motion.resize(skeleton.frame_count * skeleton.channel_count);
+  std::vector<std::size_t> lines(skeleton.frame_count);
+  double* value = skeleton.motion.data();
+  for (std::size_t frame = 0; frame < skeleton.frame_count; ++frame) {
+    scanner.skip_blank();
+    if (scanner.at_end()) {
+      scanner.fail("the file ends after " + std::to_string(frame) + " of the " +
+                   std::to_string(skeleton.frame_count) + " frames that 'Frames:' announced");
+    }
+    lines[frame] = scanner.line();
+    for (std::size_t c = 0; c < skeleton.channel_count; ++c) {
+      if (scanner.at_line_end()) {
+        scanner.fail("expected " + std::to_string(skeleton.channel_count) +
+                     " values (the CHANNELS total), found " + std::to_string(c));
+      }
+      *value++ = scanner.number("a channel value");
+    }
+    if (!scanner.at_line_end()) {
+      const std::size_t extra = scanner.column();
+      scanner.fail_at(scanner.line(), extra,
+                      "more than " + std::to_string(skeleton.channel_count) +
+                          " values (the CHANNELS total) on this line: " + quote(scanner.word()));
+    }
+    scanner.next_line();
+  }
+  scanner.skip_blank();
+  if (!scanner.at_end()) {
+    scanner.fail("data continues after the " + std::to_string(skeleton.frame_count) +
+                 " frames that 'Frames:' announced");
+  }
+  return lines;
+}
+
+} // namespace
+
+Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
+  detail::check_options(options, source);
+  TextScanner scanner(text, source);
+  Skeleton skeleton;
+  parse_hierarchy(scanner, skeleton);
+  const std::vector<std::size_t> frame_lines = parse_motion(scanner, skeleton, text.size());
+
+  CaptureInfo info;
+  info.source = std::string(source);
+  info.format = "bvh";
+  info.frame_rate = 1.0 / skeleton.frame_time;
+  info.length_unit = ""; // BVH declares none
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, 1.0, info);
+
+  const detail::TrackSelection selection(options.tracks);
+  std::vector<std::string> names;
+  std::vector<std::size_t> joint_of_track;
+  std::vector<Track> tracks;
+  for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
+    const Joint& joint = skeleton.joints[j];
+    if (joint.end_site && !options.end_sites) {
+      continue;
+    }
+    names.push_back(joint.name);
+    if (selection.keep(joint.name)) {
+      joint_of_track.push_back(j);
+      tracks.emplace_back(joint.name);
+      tracks.back().reserve(skeleton.frame_count);
+    }
+  }
+  selection.check_found(names, source);
+
+  std::vector<Pose> world;
+  for (std::size_t frame = 0; frame < skeleton.frame_count; ++frame) {
+    forward_kinematics(skeleton, frame, world);
+    const double time = static_cast<double>(frame) * skeleton.frame_time;
+    try {
+      for (std::size_t k = 0; k < tracks.size(); ++k) {
+        tracks[k].append(time, conversion.apply(world[joint_of_track[k]]));
+      }
+    } catch (const MocapError& e) {
+      // Finite but absurd values (offsets near 1e308) overflow in forward kinematics.
+      scanner.fail_at(frame_lines[frame], 1, "frame " + std::to_string(frame) + ": " + e.what());
+    }
+  }
+  Capture capture(std::move(info));
+  for (Track& track : tracks) {
+    track.make_continuous(); // Euler wrap-arounds must not become hemisphere flips
+    capture.add_track(std::move(track));
+  }
+  capture.set_skeleton(std::move(skeleton));
+  return capture;
+}
+
+} // namespace odemocap

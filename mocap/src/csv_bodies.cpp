@@ -1,0 +1,143 @@
+#include "csv_bodies.hpp"
+#include "checks.hpp"
+#include "text_scanner.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <cmath>
+
+namespace odemocap::detail {
+namespace {
+
+const char* const k_component_names[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+
+/// Reads cell `index` of `cells` (absent cells are empty).
+CellKind cell_number(const std::vector<CsvCell>& cells, int index, bool decimal_comma,
+                     double& out, std::size_t& column) {
+  const auto i = static_cast<std::size_t>(index);
+  if (i >= cells.size()) {
+    column = cells.empty() ? 1 : cells.back().column;
+    return CellKind::Empty;
+  }
+  column = cells[i].column;
+  return read_number(cells[i], decimal_comma, out);
+}
+
+} // namespace
+
+void check_complete(const TableLayout& layout, const CsvReader& reader) {
+  if (layout.bodies.empty()) {
+    reader.fail(1, "no rigid-body columns found");
+  }
+  for (const BodyColumns& body : layout.bodies) {
+    std::string missing;
+    for (int c = 0; c < 7; ++c) {
+      const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
+      if (index < 0) {
+        missing += (missing.empty() ? "" : ", ") + std::string(k_component_names[c]);
+      }
+    }
+    if (!missing.empty()) {
+      reader.fail(body.header_column, "body '" + body.name + "' has no column for " + missing +
+                                          " (each body needs x, y, z and a quaternion)");
+    }
+  }
+}
+
+RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
+                        const PoseConversion& conversion, const TrackSelection& selection,
+                        std::size_t expected_rows, std::vector<Track>& tracks) {
+  std::vector<const BodyColumns*> selected;
+  for (const BodyColumns& body : layout.bodies) {
+    if (selection.keep(body.name)) {
+      selected.push_back(&body);
+      tracks.emplace_back(body.name);
+      tracks.back().reserve(expected_rows);
+    }
+  }
+  RowStats stats;
+  std::vector<CsvCell> cells;
+  double previous_frame = 0.0;
+  double previous_time = 0.0;
+  while (reader.next_row(cells)) {
+    if (cells.size() == 1 && cells[0].text.empty()) {
+      continue; // blank line
+    }
+    for (std::size_t i = layout.header_cells; i < cells.size(); ++i) {
+      if (!cells[i].text.empty()) {
+        reader.fail(cells[i].column, "this row has a value in column " + std::to_string(i + 1) +
+                                         " but the header names only " +
+                                         std::to_string(layout.header_cells) + " columns");
+      }
+    }
+    double value = 0.0;
+    std::size_t column = 1;
+    double frame = 0.0;
+    if (layout.frame_column >= 0) {
+      if (cell_number(cells, layout.frame_column, decimal_comma, value, column) != CellKind::Number ||
+          value != std::floor(value)) {
+        reader.fail(column, "the frame number must be a whole number");
+      }
+      frame = value;
+      if (stats.rows > 0 && frame != previous_frame + 1.0) {
+        if (stats.frame_jumps++ == 0) {
+          stats.first_jump = std::to_string(static_cast<long long>(previous_frame)) + " -> " +
+                             std::to_string(static_cast<long long>(frame)) + " at line " +
+                             std::to_string(reader.line());
+        }
+      }
+      previous_frame = frame;
+    }
+    double time = 0.0;
+    if (layout.time_column >= 0) {
+      if (cell_number(cells, layout.time_column, decimal_comma, time, column) != CellKind::Number) {
+        reader.fail(column, "the time must be a number");
+      }
+    } else {
+      time = frame / layout.frame_rate;
+    }
+    if (stats.rows > 0 && !(time > previous_time)) {
+      reader.fail(column, "time " + describe(time) + " s is not after the previous row's " +
+                              describe(previous_time) + " s (times must increase strictly)");
+    }
+    previous_time = time;
+    for (std::size_t b = 0; b < selected.size(); ++b) {
+      const BodyColumns& body = *selected[b];
+      double v[7];
+      bool gap = false;
+      for (int c = 0; c < 7; ++c) {
+        const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
+        const CellKind kind = cell_number(cells, index, decimal_comma, v[c], column);
+        if (kind == CellKind::Invalid) {
+          reader.fail(column, "body '" + body.name + "' " + k_component_names[c] +
+                                  ": expected a number, found " +
+                                  quote(cells[static_cast<std::size_t>(index)].text));
+        }
+        gap = gap || kind != CellKind::Number;
+      }
+      const double length = std::sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+      if (!gap && !(std::fabs(length - 1.0) <= Track::k_unit_tolerance)) {
+        cell_number(cells, body.quaternion[0], decimal_comma, v[3], column);
+        reader.fail(column, "body '" + body.name + "': the quaternion has length " +
+                                describe(length) + "; expected unit length (tolerance 1e-3)");
+      }
+      try {
+        if (gap) {
+          tracks[b].append_gap(time);
+        } else {
+          tracks[b].append(time, conversion.apply({Vec3{v[0], v[1], v[2]},
+                                                   Quat{v[3], v[4], v[5], v[6]}}));
+        }
+      } catch (const MocapError& e) {
+        reader.fail(1, e.what()); // backstop: the checks above cover what Track rejects
+      }
+    }
+    ++stats.rows;
+  }
+  for (Track& track : tracks) {
+    track.make_continuous();
+  }
+  return stats;
+}
+
+} // namespace odemocap::detail

@@ -1,0 +1,47 @@
+#pragma once
+// Rows of a rigid-body table (generic CSV or Motive CSV) into tracks: one time column, an
+// optional frame column, and per body three position and four quaternion columns.
+
+#include "csv_reader.hpp"
+#include "load_common.hpp"
+
+#include <string>
+#include <vector>
+
+namespace odemocap::detail {
+
+/// Where a body's values are; -1 for a column not (yet) found.
+struct BodyColumns {
+  std::string name;
+  int position[3] = {-1, -1, -1};   ///< x, y, z
+  int quaternion[4] = {-1, -1, -1, -1}; ///< w, x, y, z
+  std::size_t header_column = 0;    ///< byte column of the body's first header cell
+};
+
+/// The table's layout, from the header.
+struct TableLayout {
+  int time_column = -1;
+  int frame_column = -1;
+  double frame_rate = 0.0; ///< used when there is no time column
+  std::size_t header_cells = 0;
+  std::vector<BodyColumns> bodies;
+};
+
+/// What the rows showed besides the samples.
+struct RowStats {
+  std::size_t rows = 0;
+  std::size_t frame_jumps = 0;  ///< frame numbers that do not follow the previous one
+  std::string first_jump;       ///< e.g. "72838 -> 76400 at line 637"
+};
+
+/// Throws LoadError (at the header line) naming the first body that lacks a column.
+void check_complete(const TableLayout& layout, const CsvReader& reader);
+
+/// Reads every remaining row into one track per selected body. Empty or NaN cells make the
+/// body's sample a gap; a cell that is not a number, a missing time, or a pose a Track rejects
+/// is a LoadError at its line and column.
+RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
+                        const PoseConversion& conversion, const TrackSelection& selection,
+                        std::size_t expected_rows, std::vector<Track>& tracks);
+
+} // namespace odemocap::detail

@@ -1,0 +1,56 @@
+#pragma once
+// Splits delimited text into rows of cells, with quoting ("..." with "" for a quote), and
+// reports positions by line and column. Cells are views into the text: no allocation per cell
+// once the row vector has grown.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace odemocap::detail {
+
+struct CsvCell {
+  std::string_view text; ///< inner text: unquoted, trimmed of spaces and tabs (unless quoted)
+  std::size_t column = 0; ///< 1-based byte column where the cell starts
+};
+
+class CsvReader {
+public:
+  /// Skips a UTF-8 byte order mark at the start.
+  CsvReader(std::string_view text, std::string_view source, char delimiter);
+
+  /// Reads the next line's cells into `cells`; false when the text is exhausted.
+  bool next_row(std::vector<CsvCell>& cells);
+  /// Line number of the row last read.
+  std::size_t line() const { return line_; }
+  std::string_view source() const { return source_; }
+
+  [[noreturn]] void fail(std::size_t column, const std::string& message) const;
+
+private:
+  std::string_view text_;
+  std::string_view source_;
+  char delimiter_;
+  std::size_t pos_ = 0;
+  std::size_t next_line_ = 1;
+  std::size_t line_ = 0;
+};
+
+/// The most frequent of ',', ';' and tab outside quotes in `line` (',' when none occurs).
+char detect_delimiter(std::string_view line);
+
+/// The first line of `text` (BOM and line ending removed).
+std::string_view first_line(std::string_view text);
+
+/// What a numeric cell holds.
+enum class CellKind { Number, Empty, NotANumber, Invalid };
+
+/// Reads a numeric cell. Empty cells and "NaN" are reported as such, never as 0. With
+/// `decimal_comma`, a ',' is read as the decimal point (spreadsheets in many locales).
+CellKind read_number(const CsvCell& cell, bool decimal_comma, double& out);
+
+/// ASCII lower-case copy.
+std::string lower(std::string_view text);
+
+} // namespace odemocap::detail

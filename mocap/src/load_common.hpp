@@ -1,0 +1,44 @@
+#pragma once
+// What every loader shares: checking options, converting file poses into stored poses (scale
+// and up axis), choosing tracks, and turning a Track's complaint into a located LoadError.
+
+#include <odemocap/load.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace odemocap::detail {
+
+/// Throws LoadError (no line) for options that make no sense.
+void check_options(const LoadOptions& options, std::string_view source);
+
+/// File pose -> stored pose: p' = C (s p), q' = C q.
+struct PoseConversion {
+  double scale = 1.0;
+  Quat rotation;
+
+  Pose apply(const Pose& pose) const {
+    return {rotate(rotation, pose.p * scale), rotation * pose.q};
+  }
+};
+
+/// The conversion for a file whose positions are in units of `unit_in_metres` metres (1 when
+/// the file declares no unit) and whose up axis is `file_up`; fills the matching CaptureInfo
+/// fields (length_scale, up_axis).
+PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double unit_in_metres,
+                               CaptureInfo& info);
+
+/// The tracks a caller asked for.
+class TrackSelection {
+public:
+  explicit TrackSelection(const std::vector<std::string>& names) : names_(names) {}
+  bool keep(std::string_view name) const;
+  /// Throws LoadError naming the requested tracks that are not among `available`.
+  void check_found(const std::vector<std::string>& available, std::string_view source) const;
+
+private:
+  const std::vector<std::string>& names_;
+};
+
+} // namespace odemocap::detail

@@ -1,0 +1,238 @@
+// OptiTrack Motive CSV export (format versions 1.2x): a row of key/value metadata, a blank
+// row, header rows (Type, Name, ID, then the property row Rotation/Position), the column row
+// "Frame, Time..., X, Y, Z, W...", then data. Rigid bodies are loaded (quaternion X, Y, Z, W;
+// position in "Length Units", converted to metres); marker columns are skipped. Y up.
+#include "csv_bodies.hpp"
+#include "csv_reader.hpp"
+#include "load_common.hpp"
+#include "text_scanner.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace odemocap {
+namespace {
+
+using detail::BodyColumns;
+using detail::CsvCell;
+using detail::CsvReader;
+using detail::lower;
+using detail::quote;
+
+constexpr std::size_t k_max_header_rows = 16;
+
+struct Metadata {
+  std::map<std::string, std::string> values;
+  std::map<std::string, std::size_t> columns; ///< where each value was, for errors
+
+  const std::string* find(const std::string& key) const {
+    const auto it = values.find(key);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+Metadata read_metadata(CsvReader& reader) {
+  std::vector<CsvCell> cells;
+  reader.next_row(cells);
+  Metadata m;
+  // Keys and values alternate; read them by name, not position (versions add and drop keys).
+  for (std::size_t i = 0; i + 1 < cells.size(); i += 2) {
+    m.values[std::string(cells[i].text)] = std::string(cells[i + 1].text);
+    m.columns[std::string(cells[i].text)] = cells[i + 1].column;
+  }
+  return m;
+}
+
+double metres_per_unit(const Metadata& m, CsvReader& reader, CaptureInfo& info) {
+  const std::string* units = m.find("Length Units");
+  if (units == nullptr) {
+    info.notes.push_back("no 'Length Units' in the header: positions taken as metres");
+    info.length_unit = "m";
+    return 1.0;
+  }
+  const std::string u = lower(*units);
+  info.length_unit = *units;
+  if (u == "meters" || u == "metres") {
+    return 1.0;
+  }
+  if (u == "centimeters" || u == "centimetres") {
+    return 0.01;
+  }
+  if (u == "millimeters" || u == "millimetres") {
+    return 0.001;
+  }
+  reader.fail(m.columns.at("Length Units"),
+              "unknown Length Units " + quote(*units) + "; expected Meters, Centimeters or Millimeters");
+}
+
+void check_rotation_type(const Metadata& m, CsvReader& reader, CaptureInfo& info) {
+  const std::string* type = m.find("Rotation Type");
+  if (type == nullptr) {
+    info.notes.push_back("no 'Rotation Type' in the header: rotations taken as quaternions");
+    return;
+  }
+  if (lower(*type) != "quaternion") {
+    reader.fail(m.columns.at("Rotation Type"),
+                "Rotation Type " + quote(*type) +
+                    " is not supported: export the take from Motive with Rotation Type "
+                    "Quaternion");
+  }
+}
+
+/// The header rows up to and including the "Frame" row, with their labels.
+struct HeaderRows {
+  std::vector<std::vector<std::string>> rows; ///< cells of each row before the Frame row
+  std::vector<std::size_t> columns;           ///< byte column of each cell in the Frame row
+  std::vector<std::string> frame_row;
+};
+
+HeaderRows read_header_rows(CsvReader& reader) {
+  HeaderRows h;
+  std::vector<CsvCell> cells;
+  for (std::size_t n = 0; n < k_max_header_rows; ++n) {
+    if (!reader.next_row(cells)) {
+      reader.fail(1, "the file ends before the 'Frame' column row");
+    }
+    if (cells.size() == 1 && cells[0].text.empty()) {
+      continue; // the blank row after the metadata
+    }
+    std::vector<std::string> row;
+    for (const CsvCell& c : cells) {
+      row.emplace_back(c.text);
+    }
+    if (lower(row[0]) == "frame") {
+      h.frame_row = std::move(row);
+      for (const CsvCell& c : cells) {
+        h.columns.push_back(c.column);
+      }
+      return h;
+    }
+    h.rows.push_back(std::move(row));
+  }
+  reader.fail(1, "no 'Frame' column row within the first " + std::to_string(k_max_header_rows) +
+                     " rows: not a Motive CSV export?");
+}
+
+/// The header row labelled `label` in its second cell (Motive 1.23+), else the one at
+/// `position` (1.21 leaves the labels out); nullptr when there is none.
+const std::vector<std::string>* header_row(const HeaderRows& h, const char* label,
+                                           std::size_t position) {
+  for (const auto& row : h.rows) {
+    if (row.size() > 1 && row[1] == label) {
+      return &row;
+    }
+  }
+  return position < h.rows.size() ? &h.rows[position] : nullptr;
+}
+
+const std::string& cell(const std::vector<std::string>& row, std::size_t i) {
+  static const std::string empty;
+  return i < row.size() ? row[i] : empty;
+}
+
+detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::size_t& markers) {
+  const std::vector<std::string>* types = header_row(h, "Type", 0);
+  const std::vector<std::string>* names = header_row(h, "Name", 1);
+  if (types == nullptr || names == nullptr || h.rows.size() < 3) {
+    reader.fail(1, "expected Type, Name, ID and property rows above the 'Frame' row");
+  }
+  const std::vector<std::string>& properties = h.rows.back();
+  detail::TableLayout layout;
+  layout.header_cells = h.frame_row.size();
+  layout.frame_column = 0;
+  if (h.frame_row.size() < 2 || lower(h.frame_row[1]).rfind("time", 0) != 0) {
+    reader.fail(h.columns.size() > 1 ? h.columns[1] : 1, "expected a Time column after Frame");
+  }
+  layout.time_column = 1;
+  for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
+    const std::string type = lower(cell(*types, i));
+    if (type != "rigid body") {
+      markers += !type.empty();
+      continue;
+    }
+    const std::string& name = cell(*names, i);
+    const std::string property = lower(cell(properties, i));
+    const std::string axis = lower(h.frame_row[i]);
+    int slot = -1;
+    if (property == "position" && axis.size() == 1 && axis[0] >= 'x' && axis[0] <= 'z') {
+      slot = axis[0] - 'x';
+    } else if (property == "rotation" && axis.size() == 1 && axis[0] >= 'w' && axis[0] <= 'z') {
+      slot = axis[0] == 'w' ? 3 : 4 + (axis[0] - 'x');
+    }
+    if (slot < 0) {
+      continue; // error columns such as "Mean Marker Error"
+    }
+    auto body = std::find_if(layout.bodies.begin(), layout.bodies.end(),
+                             [&](const BodyColumns& b) { return b.name == name; });
+    if (body == layout.bodies.end()) {
+      layout.bodies.push_back({name, {-1, -1, -1}, {-1, -1, -1, -1}, h.columns[i]});
+      body = layout.bodies.end() - 1;
+    }
+    int& index = slot < 3 ? body->position[slot] : body->quaternion[slot - 3];
+    if (index >= 0) {
+      reader.fail(h.columns[i], "a second " + property + " " + axis + " column for rigid body " +
+                                    quote(name));
+    }
+    index = static_cast<int>(i);
+  }
+  detail::check_complete(layout, reader);
+  return layout;
+}
+
+} // namespace
+
+Capture parse_motive_csv(std::string_view text, std::string_view source,
+                         const LoadOptions& options) {
+  detail::check_options(options, source);
+  CsvReader reader(text, source, ',');
+  const Metadata metadata = read_metadata(reader);
+  CaptureInfo info;
+  info.source = std::string(source);
+  info.format = "motive-csv";
+  if (const std::string* rate = metadata.find("Export Frame Rate")) {
+    double value = 0.0;
+    if (detail::parse_double(*rate, value) && value > 0.0) {
+      info.frame_rate = value;
+    }
+  }
+  check_rotation_type(metadata, reader, info);
+  const double unit = metres_per_unit(metadata, reader, info);
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+
+  std::size_t markers = 0;
+  const HeaderRows header = read_header_rows(reader);
+  const detail::TableLayout layout = layout_from(header, reader, markers);
+  if (markers > 0) {
+    info.notes.push_back(std::to_string(markers) + " marker column(s) skipped (rigid bodies only)");
+  }
+  const detail::TrackSelection selection(options.tracks);
+  std::vector<std::string> names;
+  for (const BodyColumns& body : layout.bodies) {
+    names.push_back(body.name);
+  }
+  selection.check_found(names, source);
+
+  std::vector<Track> tracks;
+  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  const detail::RowStats stats =
+      detail::read_body_rows(reader, layout, false, conversion, selection, rows, tracks);
+  if (const std::string* claimed = metadata.find("Total Exported Frames")) {
+    if (*claimed != std::to_string(stats.rows)) {
+      info.notes.push_back("header claims Total Exported Frames " + *claimed + ", the file has " +
+                           std::to_string(stats.rows) + " data rows");
+    }
+  }
+  if (stats.frame_jumps > 0) {
+    info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
+                         " time(s), first " + stats.first_jump);
+  }
+  Capture capture(std::move(info));
+  for (Track& track : tracks) {
+    capture.add_track(std::move(track));
+  }
+  return capture;
+}
+
+} // namespace odemocap

@@ -1,0 +1,161 @@
+// Generic rigid-body CSV: a header row naming the columns, then one row per sample.
+//   time column: "time", "t", "time (s)", "timestamp", ... (or a "frame" column plus
+//                LoadOptions::frame_rate)
+//   per body:    <body><sep>x|px, y|py, z|pz and <body><sep>qw, qx, qy, qz (or q0..q3 in
+//                LoadOptions::quat_order), where <sep> is one of . _ : or a space
+// Delimiter: ',', ';' or tab, whichever the header uses most; with ';' or tab a ',' inside a
+// number is a decimal comma. Empty or NaN cells are gaps. Positions in the file's unit (scaled by
+// LoadOptions::length_scale), Z up.
+#include "csv_bodies.hpp"
+#include "csv_reader.hpp"
+#include "load_common.hpp"
+#include "text_scanner.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace odemocap {
+namespace {
+
+using detail::BodyColumns;
+using detail::CsvCell;
+using detail::CsvReader;
+using detail::lower;
+
+bool is_time_name(const std::string& n) {
+  static const std::set<std::string> names{"time", "t", "time (s)", "time(s)", "time_s",
+                                           "time [s]", "timestamp", "seconds", "time (seconds)"};
+  return names.count(n) != 0;
+}
+
+bool is_frame_name(const std::string& n) {
+  return n == "frame" || n == "frames" || n == "frame #" || n == "frame_number" ||
+         n == "frame number";
+}
+
+/// Component slot 0..6 (x, y, z, qw, qx, qy, qz) of a column suffix, or -1.
+int component_of(const std::string& suffix, QuatOrder order) {
+  static const char* const named[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  static const char* const positional[] = {"px", "py", "pz"};
+  for (int i = 0; i < 7; ++i) {
+    if (suffix == named[i]) {
+      return i;
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (suffix == positional[i]) {
+      return i;
+    }
+  }
+  if (suffix.size() == 2 && suffix[0] == 'q' && suffix[1] >= '0' && suffix[1] <= '3') {
+    const int k = suffix[1] - '0';
+    return order == QuatOrder::WXYZ ? 3 + k : (k == 3 ? 3 : 4 + k);
+  }
+  return -1;
+}
+
+detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
+                                std::vector<std::string>& ignored) {
+  std::vector<CsvCell> cells;
+  if (!reader.next_row(cells)) {
+    reader.fail(1, "the file is empty");
+  }
+  detail::TableLayout layout;
+  layout.header_cells = cells.size();
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::string name(cells[i].text);
+    const std::string lowered = lower(name);
+    if (is_time_name(lowered) && layout.time_column < 0) {
+      layout.time_column = static_cast<int>(i);
+      continue;
+    }
+    if (is_frame_name(lowered) && layout.frame_column < 0) {
+      layout.frame_column = static_cast<int>(i);
+      continue;
+    }
+    const std::size_t sep = name.find_last_of("._: ");
+    const int slot = sep == std::string::npos || sep == 0
+                         ? -1
+                         : component_of(lower(name.substr(sep + 1)), options.quat_order);
+    if (slot < 0) {
+      if (!name.empty()) {
+        ignored.push_back(name);
+      }
+      continue;
+    }
+    const std::string body_name = name.substr(0, sep);
+    auto body = std::find_if(layout.bodies.begin(), layout.bodies.end(),
+                             [&](const BodyColumns& b) { return b.name == body_name; });
+    if (body == layout.bodies.end()) {
+      layout.bodies.push_back({body_name, {-1, -1, -1}, {-1, -1, -1, -1}, cells[i].column});
+      body = layout.bodies.end() - 1;
+    }
+    int& index = slot < 3 ? body->position[slot] : body->quaternion[slot - 3];
+    if (index >= 0) {
+      reader.fail(cells[i].column, "a second column for the same value of body '" + body_name +
+                                       "': " + detail::quote(name));
+    }
+    index = static_cast<int>(i);
+  }
+  if (layout.time_column < 0) {
+    if (layout.frame_column < 0) {
+      reader.fail(1, "no time column (named time, t, time (s), timestamp...) and no frame column");
+    }
+    if (options.frame_rate <= 0.0) {
+      reader.fail(static_cast<std::size_t>(cells[static_cast<std::size_t>(layout.frame_column)].column),
+                  "the file has frame numbers but no time column: set LoadOptions::frame_rate");
+    }
+    layout.frame_rate = options.frame_rate;
+  }
+  detail::check_complete(layout, reader);
+  return layout;
+}
+
+} // namespace
+
+Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
+                             const LoadOptions& options) {
+  detail::check_options(options, source);
+  const char delimiter = detail::detect_delimiter(detail::first_line(text));
+  CsvReader reader(text, source, delimiter);
+  std::vector<std::string> ignored;
+  const detail::TableLayout layout = read_header(reader, options, ignored);
+
+  CaptureInfo info;
+  info.source = std::string(source);
+  info.format = "rigid-body-csv";
+  info.length_unit = "";
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 1.0, info);
+  if (!ignored.empty()) {
+    info.notes.push_back(std::to_string(ignored.size()) + " column(s) not read, first " +
+                         detail::quote(ignored.front()));
+  }
+  const detail::TrackSelection selection(options.tracks);
+  std::vector<std::string> names;
+  for (const BodyColumns& body : layout.bodies) {
+    names.push_back(body.name);
+  }
+  selection.check_found(names, source);
+
+  std::vector<Track> tracks;
+  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  const detail::RowStats stats =
+      detail::read_body_rows(reader, layout, delimiter != ',', conversion, selection, rows, tracks);
+  if (layout.frame_column >= 0 && stats.frame_jumps > 0) {
+    info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
+                         " time(s), first " + stats.first_jump);
+  }
+  if (!tracks.empty() && tracks.front().size() > 1) {
+    const Track& t = tracks.front();
+    info.frame_rate = static_cast<double>(t.size() - 1) / (t.end_time() - t.start_time());
+  }
+  Capture capture(std::move(info));
+  for (Track& track : tracks) {
+    capture.add_track(std::move(track));
+  }
+  return capture;
+}
+
+} // namespace odemocap

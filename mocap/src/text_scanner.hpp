@@ -1,0 +1,58 @@
+#pragma once
+// A cursor over capture text that knows its line and column, for loaders that read tokens
+// (BVH). Nothing here allocates per token.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace odemocap::detail {
+
+class TextScanner {
+public:
+  /// Skips a UTF-8 byte order mark at the start.
+  TextScanner(std::string_view text, std::string_view source);
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  std::size_t offset() const { return pos_; }
+  std::size_t line() const { return line_; }
+  /// 1-based byte column of the cursor.
+  std::size_t column() const { return pos_ - line_start_ + 1; }
+  std::string_view source() const { return source_; }
+
+  /// Skips spaces, tabs and carriage returns, not newlines.
+  void skip_spaces();
+  /// Skips all white space, newlines included.
+  void skip_blank();
+  /// True at a newline or the end, after skip_spaces().
+  bool at_line_end();
+  /// Moves past the next newline (or to the end).
+  void next_line();
+  /// The next run of non-white-space bytes on this line (empty at the line's end).
+  std::string_view word();
+  /// The rest of the line, trimmed of white space.
+  std::string_view rest_of_line();
+  /// Parses a finite number at the cursor (from_chars; a leading '+' is accepted). `what`
+  /// names the value in the error.
+  double number(const char* what);
+
+  /// Throws LoadError at the cursor.
+  [[noreturn]] void fail(const std::string& message) const;
+  /// Throws LoadError at a given line and column.
+  [[noreturn]] void fail_at(std::size_t line, std::size_t column, const std::string& message) const;
+
+private:
+  std::string_view text_;
+  std::string_view source_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+  std::size_t line_start_ = 0;
+};
+
+/// Parses all of `token` as a finite double; false if it is not exactly one number.
+bool parse_double(std::string_view token, double& out);
+
+/// Printable form of a token for messages: quoted, cut to 40 bytes, control bytes escaped.
+std::string quote(std::string_view token);
+
+} // namespace odemocap::detail

@@ -1,0 +1,303 @@
+#include "support/data_paths.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/euler.hpp>
+#include <odemocap/load.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::near_vec;
+using test::same_rotation;
+
+constexpr double k_deg = k_pi / 180.0;
+
+Vec3 axis_of(char c) { return c == 'X' ? Vec3{1, 0, 0} : c == 'Y' ? Vec3{0, 1, 0} : Vec3{0, 0, 1}; }
+
+/// Matrix of BVH rotation channels in `order` (e.g. "ZXY") with angles in degrees, composed
+/// in listed order, from Rodrigues matrices: independent of the loader and of euler.cpp.
+test::Matrix channel_matrix(const std::string& order, const double (&deg)[3]) {
+  test::Matrix m = test::rodrigues({1, 0, 0}, 0.0);
+  for (int k = 0; k < 3; ++k) {
+    m = test::multiply(m, test::rodrigues(axis_of(order[k]), deg[k] * k_deg));
+  }
+  return m;
+}
+
+std::string channel_names(const std::string& order) {
+  std::string s;
+  for (char c : order) {
+    s += std::string(" ") + c + "rotation";
+  }
+  return s;
+}
+
+class BvhRotationOrder : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BvhRotationOrder, TwoJointForwardKinematicsMatchesHandComputation) {
+  const std::string order = GetParam();
+  const double root_deg[3] = {30, -50, 70}, child_deg[3] = {-20, 40, 110};
+  std::ostringstream bvh;
+  bvh << "HIERARCHY\nROOT A\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition"
+      << channel_names(order) << "\n JOINT B\n {\n  OFFSET 0 2 0\n  CHANNELS 3"
+      << channel_names(order) << "\n  End Site\n  {\n   OFFSET 1 0 0\n  }\n }\n}\n"
+      << "MOTION\nFrames: 1\nFrame Time: 0.01\n1 2 3 " << root_deg[0] << " " << root_deg[1] << " "
+      << root_deg[2] << " " << child_deg[0] << " " << child_deg[1] << " " << child_deg[2] << "\n";
+  LoadOptions options;
+  options.end_sites = true;
+  const Capture capture = parse_bvh(bvh.str(), "two.bvh", options);
+  ASSERT_EQ(capture.tracks().size(), 3u);
+
+  const test::Matrix ra = channel_matrix(order, root_deg);
+  const test::Matrix rb = test::multiply(ra, channel_matrix(order, child_deg));
+  const Vec3 pa{1, 2, 3};
+  const Vec3 pb = pa + test::apply(ra, {0, 2, 0});
+  const Vec3 pe = pb + test::apply(rb, {1, 0, 0});
+  const Track& a = capture.track("A");
+  const Track& b = capture.track("B");
+  const Track& e = capture.track("B_End");
+  EXPECT_TRUE(near_vec(a.position(0), pa, 1e-12));
+  EXPECT_TRUE(near_vec(b.position(0), pb, 1e-12));
+  EXPECT_TRUE(near_vec(e.position(0), pe, 1e-12));
+  EXPECT_LT(test::max_abs_diff(ra, to_matrix(a.orientation(0)).m), 1e-12);
+  EXPECT_LT(test::max_abs_diff(rb, to_matrix(b.orientation(0)).m), 1e-12);
+  EXPECT_LT(test::max_abs_diff(rb, to_matrix(e.orientation(0)).m), 1e-12);
+}
+
+TEST_P(BvhRotationOrder, EulerAnglesWrittenInTheFilesOrderRoundTrip) {
+  const std::string order = GetParam();
+  const EulerOrder euler_order = order == "XYZ"   ? EulerOrder::XYZ
+                                 : order == "XZY" ? EulerOrder::XZY
+                                 : order == "YXZ" ? EulerOrder::YXZ
+                                 : order == "YZX" ? EulerOrder::YZX
+                                 : order == "ZXY" ? EulerOrder::ZXY
+                                                  : EulerOrder::ZYX;
+  test::Random rnd(17);
+  std::vector<Quat> truth;
+  std::ostringstream motion;
+  motion.precision(17);
+  for (int f = 0; f < 50; ++f) {
+    truth.push_back(rnd.rotation());
+    const EulerAngles a = to_euler(truth.back(), euler_order, EulerFrame::Intrinsic);
+    motion << a.first / k_deg << " " << a.second / k_deg << " " << a.third / k_deg << "\n";
+  }
+  const std::string bvh = "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 3" + channel_names(order) +
+                          "\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 50\nFrame Time: 0.1\n" +
+                          motion.str();
+  const Capture capture = parse_bvh(bvh, "roundtrip.bvh");
+  const Track& track = capture.track("R");
+  for (std::size_t f = 0; f < truth.size(); ++f) {
+    ASSERT_TRUE(same_rotation(track.orientation(f), truth[f], 1e-13)) << f;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Bvh, BvhRotationOrder,
+                         ::testing::Values("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"));
+
+TEST(BvhLoader, ThreeJointChainMatchesHandDerivedPositions) {
+  // Root turned 90 degrees about Z; B one unit along the root's x, so at world (0, 1, 0);
+  // B turned 90 about its X; C one unit along B's y: Rz(90) Rx(90) (0,1,0) = Rz(90) (0,0,1).
+  const char* bvh =
+      "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+      "JOINT B\n{\nOFFSET 1 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+      "JOINT C\n{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+      "End Site\n{\nOFFSET 0 0 1\n}\n}\n}\n}\nMOTION\nFrames: 1\nFrame Time: 0.5\n"
+      "90 0 0 0 90 0 0 0 0\n";
+  const Capture capture = parse_bvh(bvh, "chain.bvh");
+  EXPECT_TRUE(near_vec(capture.track("A").position(0), {0, 0, 0}, 1e-15));
+  EXPECT_TRUE(near_vec(capture.track("B").position(0), {0, 1, 0}, 1e-15));
+  EXPECT_TRUE(near_vec(capture.track("C").position(0), {0, 1, 1}, 1e-15));
+  EXPECT_EQ(capture.tracks().size(), 3u); // End Sites only on request
+  EXPECT_NEAR(capture.info().frame_rate, 2.0, 1e-15);
+}
+
+TEST(BvhLoader, AcceptsWhatFilesInTheWildContain) {
+  // BOM, CRLF and LF mixed, tabs, unindented lines, trailing spaces, blank lines, two roots,
+  // a rotation-only root, a 6-channel joint, a brace on the name line, scientific notation,
+  // '+' signs, a value without a leading zero, and "Frames :" spacing.
+  const std::string bvh =
+      "\xEF\xBB\xBFHIERARCHY\r\n"
+      "ROOT Body\r\n{\r\n\tOFFSET 0 0 0 \r\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation "
+      "Yrotation Xrotation \r\n"
+      "\tJOINT Arm {\n"
+      "OFFSET 1.0e0 0 0\n"
+      "CHANNELS 6 Xposition Yposition Zposition Xrotation Yrotation Zrotation\n"
+      "\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 0 0\n\t\t}\n\t}\n}\n\n"
+      "ROOT Prop\n{\n  OFFSET 5 0 0\n  CHANNELS 3 Yrotation Xrotation Zrotation\n"
+      "  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
+      "MOTION\r\nFrames : 2\r\nFrame Time: .5\r\n"
+      "0 0 0 0 0 0  +0.5 0 0 0 0 0  90 0 0\n"
+      "\n"
+      "1e-3 0 0 0 0 0\t0 0 0 0 0 0 -9.0E1 0 0\r\n\n";
+  const Capture capture = parse_bvh(bvh, "wild.bvh");
+  ASSERT_EQ(capture.tracks().size(), 3u);
+  EXPECT_TRUE(near_vec(capture.track("Arm").position(0), {1.5, 0, 0}, 1e-15));
+  EXPECT_TRUE(near_vec(capture.track("Body").position(1), {1e-3, 0, 0}, 1e-18));
+  EXPECT_TRUE(near_vec(capture.track("Prop").position(1), {5, 0, 0}, 0));
+  EXPECT_TRUE(same_rotation(capture.track("Prop").orientation(0),
+                            from_axis_angle({0, 1, 0}, k_pi / 2), 1e-15));
+  EXPECT_EQ(capture.track("Prop").time(1), 0.5);
+  const Skeleton* skeleton = capture.skeleton();
+  ASSERT_NE(skeleton, nullptr);
+  EXPECT_EQ(skeleton->channel_count, 15u);
+  EXPECT_EQ(skeleton->joints[1].parent, 0);
+  EXPECT_EQ(skeleton->joints[3].name, "Prop");
+  EXPECT_EQ(skeleton->joints[3].parent, -1);
+  EXPECT_EQ(skeleton->value(1, 12), -90.0);
+}
+
+TEST(BvhLoader, ErrorsNameLineColumnAndWhatToFix) {
+  const auto error = [](const std::string& text) -> LoadError {
+    try {
+      parse_bvh(text, "bad.bvh");
+    } catch (const LoadError& e) {
+      return e;
+    }
+    return LoadError("none", 0, 0, "no error");
+  };
+  const std::string head = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 Xrotation Yrotation\n"
+                           "End Site\n{\nOFFSET 0 0 1\n}\n}\nMOTION\n";
+  const LoadError short_row = error(head + "Frames: 2\nFrame Time: 0.1\n1 2\n3\n");
+  EXPECT_EQ(short_row.line(), 15u);
+  EXPECT_EQ(short_row.path(), "bad.bvh");
+  EXPECT_NE(short_row.message().find("expected 2 values (the CHANNELS total), found 1"),
+            std::string::npos)
+      << short_row.what();
+  const LoadError huge = error(head + "Frames: 999999999999\nFrame Time: 0.1\n1 2\n");
+  EXPECT_NE(huge.message().find("claims"), std::string::npos) << huge.what();
+  const LoadError early = error(head + "Frames: 3\nFrame Time: 0.1\n1.00 2.00\n3.00 4.00\n");
+  EXPECT_NE(early.message().find("ends after 2 of the 3 frames"), std::string::npos) << early.what();
+  const LoadError nan = error(head + "Frames: 1\nFrame Time: 0.1\n1 nan\n");
+  EXPECT_EQ(nan.line(), 14u);
+  EXPECT_EQ(nan.column(), 3u);
+}
+
+// ---- the real CMU captures ----
+
+TEST(BvhLoader, CmuCaptureLoadsWithConstantBoneLengths) {
+  const std::string path = test::repo_data("cmu/131_01.bvh");
+  const Capture capture = load_capture(path);
+  EXPECT_EQ(capture.info().format, "bvh");
+  EXPECT_NEAR(capture.info().frame_rate, 1 / 0.0083333, 1e-9);
+  ASSERT_EQ(capture.tracks().size(), 31u);
+  const Skeleton& skeleton = *capture.skeleton();
+  EXPECT_EQ(skeleton.frame_count, 994u);
+  EXPECT_EQ(skeleton.channel_count, 96u);
+  // Mixed rotation orders in one file: legs ZYX, arms ZXY.
+  const auto joint = [&](const std::string& name) -> const Joint& {
+    for (const Joint& j : skeleton.joints) {
+      if (j.name == name) {
+        return j;
+      }
+    }
+    throw std::runtime_error("no joint " + name);
+  };
+  EXPECT_EQ(joint("LeftKnee").channels[1], Channel::Yrotation);
+  EXPECT_EQ(joint("LeftShoulder").channels[1], Channel::Xrotation);
+  // Physical truth: a rotation-only joint stays at its offset's length from its parent.
+  double worst = 0;
+  for (std::size_t j = 1; j < skeleton.joints.size(); ++j) {
+    const Joint& jt = skeleton.joints[j];
+    if (jt.end_site) {
+      continue;
+    }
+    const Track& child = capture.track(jt.name);
+    const Track& parent = capture.track(skeleton.joints[static_cast<std::size_t>(jt.parent)].name);
+    for (std::size_t f = 0; f < child.size(); ++f) {
+      const double length = norm(child.position(f) - parent.position(f));
+      worst = std::fmax(worst, std::fabs(length - norm(jt.offset)));
+    }
+  }
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(BvhLoader, EulerWrapAroundBecomesNoHemisphereFlip) {
+  // One channel goes from 179 to -179 degrees: a 2 degree turn whose half-angle quaternions
+  // (cos 89.5, sin 89.5) and (cos -89.5, sin -89.5) lie in opposite hemispheres.
+  const char* bvh = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                    "End Site\n{\nOFFSET 1 0 0\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.01\n"
+                    "179 10 5\n-179 10 5\n";
+  const Capture capture = parse_bvh(bvh, "wrap.bvh");
+  const Track& a = capture.track("A");
+  EXPECT_GT(dot(a.orientation(0), a.orientation(1)), 0.0);
+  EXPECT_NEAR(angle_between(a.orientation(0), a.orientation(1)), 2 * k_deg, 1e-12);
+  // The naive counterpart: forward kinematics straight from the channels flips.
+  std::vector<Pose> f0, f1;
+  forward_kinematics(*capture.skeleton(), 0, f0);
+  forward_kinematics(*capture.skeleton(), 1, f1);
+  EXPECT_LT(dot(f0[0].q, f1[0].q), 0.0);
+}
+
+TEST(BvhLoader, CmuWrapAroundsAreSmoothInTheTracks) {
+  const Capture capture = load_capture(test::repo_data("cmu/131_01.bvh"));
+  const Skeleton& skeleton = *capture.skeleton();
+  // PROVENANCE.md: 7 jumps over 180 degrees between frames, in columns 94 and 96 (RThumb).
+  std::size_t jumps = 0;
+  for (std::size_t f = 1; f < skeleton.frame_count; ++f) {
+    for (std::size_t c = 0; c < skeleton.channel_count; ++c) {
+      jumps += std::fabs(skeleton.value(f, c) - skeleton.value(f - 1, c)) > 180.0;
+    }
+  }
+  EXPECT_EQ(jumps, 7u);
+  std::size_t flips = 0;
+  double largest_step = 0;
+  std::vector<std::size_t> thumb_glitches;
+  for (const Track& t : capture.tracks()) {
+    for (std::size_t f = 1; f < t.size(); ++f) {
+      flips += dot(t.orientation(f - 1), t.orientation(f)) < 0.0;
+      const double step = angle_between(t.orientation(f - 1), t.orientation(f));
+      if (t.name() == "RThumb") {
+        if (step > 150 * k_deg) {
+          thumb_glitches.push_back(f);
+        }
+      } else {
+        largest_step = std::fmax(largest_step, step);
+      }
+    }
+  }
+  EXPECT_EQ(flips, 0u);
+  std::printf("[ metric ] 131_01: largest rotation between frames outside RThumb %.1f degrees\n",
+              largest_step / k_deg);
+  EXPECT_LT(largest_step, 90 * k_deg); // no wrap-around artefact survives
+  // A real defect of this capture, not of loading: the right thumb's solved orientation turns
+  // about 170 degrees within one frame six times. It is data for the validator to report.
+  EXPECT_EQ(thumb_glitches, (std::vector<std::size_t>{178, 192, 243, 751, 757, 815}));
+}
+
+TEST(BvhLoader, LengthScaleUpAxisAndTrackSelection) {
+  LoadOptions options;
+  options.length_scale = 0.0254 / 0.45; // CMU units to metres
+  options.up_axis = Axis::Z;
+  options.tracks = {"Hips", "Head"};
+  const Capture raw = load_capture(test::repo_data("cmu/131_03.bvh"));
+  const Capture capture = load_capture(test::repo_data("cmu/131_03.bvh"), options);
+  ASSERT_EQ(capture.tracks().size(), 2u);
+  EXPECT_EQ(capture.info().up_axis, Axis::Z);
+  for (std::size_t f = 0; f < 1102; f += 100) {
+    // Y-up to Z-up is +90 degrees about X: (x, y, z) -> (x, -z, y).
+    const Vec3 p = raw.track("Head").position(f) * options.length_scale;
+    EXPECT_TRUE(near_vec(capture.track("Head").position(f), {p.x, -p.z, p.y}, 1e-12));
+  }
+  const double head_height = capture.track("Head").position(0).z;
+  EXPECT_GT(head_height, 1.3); // a standing adult's head, in metres
+  EXPECT_LT(head_height, 2.0);
+  options.tracks = {"Tail"};
+  EXPECT_THROW(load_capture(test::repo_data("cmu/131_03.bvh"), options), LoadError);
+}
+
+TEST(BvhLoader, SharedCmuCopyIsTheSameCapture) {
+  const std::string shared = test::shared_data("cmu/131_03.bvh");
+  ODEMOCAP_REQUIRE_FILE(shared);
+  const Capture a = load_capture(shared);
+  const Capture b = load_capture(test::repo_data("cmu/131_03.bvh"));
+  EXPECT_EQ(a.skeleton()->motion, b.skeleton()->motion);
+}
+
+} // namespace
+} // namespace odemocap

@@ -1,0 +1,170 @@
+#include "support/data_paths.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace odemocap {
+namespace {
+
+using test::near_vec;
+using test::same_rotation;
+
+LoadError error_of(const std::string& text, const LoadOptions& options = {}) {
+  try {
+    load_capture_from_memory(text, "bad.csv", options);
+  } catch (const LoadError& e) {
+    return e;
+  }
+  return LoadError("none", 0, 0, "no error");
+}
+
+// ---- generic rigid-body CSV ----
+
+TEST(RigidBodyCsv, ReadsNamedColumnsAndKeepsGapsAsGaps) {
+  const std::string text =
+      "time,hand.x,hand.y,hand.z,hand.qw,hand.qx,hand.qy,hand.qz,note\n"
+      "0.0,1,2,3,1,0,0,0,ok\n"
+      "0.1,,,,,,,,occluded\n"
+      "0.2,1.5,2,3,NaN,0,0,0,nan is missing too\n"
+      "0.3,2,2,3,0.7071067811865476,0,0,0.7071067811865476,\n";
+  const Capture capture = load_capture_from_memory(text, "hand.csv");
+  EXPECT_EQ(capture.info().format, "rigid-body-csv");
+  const Track& hand = capture.track("hand");
+  ASSERT_EQ(hand.size(), 4u);
+  EXPECT_TRUE(hand.valid(0));
+  EXPECT_FALSE(hand.valid(1)); // empty cells are a gap, not a zero pose
+  EXPECT_FALSE(hand.valid(2));
+  EXPECT_TRUE(near_vec(hand.position(3), {2, 2, 3}, 0));
+  EXPECT_TRUE(same_rotation(hand.orientation(3), from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-15));
+  ASSERT_EQ(capture.info().notes.size(), 1u); // the "note" column was not read
+  EXPECT_NE(capture.info().notes[0].find("'note'"), std::string::npos);
+}
+
+TEST(RigidBodyCsv, SemicolonsWithDecimalCommasQuotesAndTabs) {
+  const std::string semicolons =
+      "\"Time (s)\";\"tool_px\";\"tool_py\";\"tool_pz\";tool_qw;tool_qx;tool_qy;tool_qz\r\n"
+      "0,5;\"1,25\";0;0;1;0;0;0\r\n"
+      "1,0;2,5E-1;0;0;1;0;0;0\r\n";
+  const Capture excel = load_capture_from_memory(semicolons, "excel.csv");
+  const Track& a = excel.track("tool");
+  EXPECT_EQ(a.time(0), 0.5);
+  EXPECT_EQ(a.position(0).x, 1.25);
+  EXPECT_EQ(a.position(1).x, 0.25);
+  const std::string tabs = "t\tb x\tb y\tb z\tb qw\tb qx\tb qy\tb qz\n0\t1\t2\t3\t1\t0\t0\t0\n";
+  const Capture tsv = load_capture_from_memory(tabs, "tabs.tsv");
+  EXPECT_TRUE(near_vec(tsv.track("b").position(0), {1, 2, 3}, 0));
+}
+
+TEST(RigidBodyCsv, FrameColumnWithRateAndQuaternionOrderOption) {
+  const std::string text = "frame,b.x,b.y,b.z,b.q0,b.q1,b.q2,b.q3\n10,0,0,0,0,0,0,1\n11,0,0,0,0,0,0,1\n";
+  LoadOptions options;
+  EXPECT_NE(error_of(text, options).message().find("frame_rate"), std::string::npos);
+  options.frame_rate = 100;
+  options.quat_order = QuatOrder::XYZW; // q3 is w: identity
+  const Capture xyzw_capture = load_capture_from_memory(text, "f.csv", options);
+  const Track& xyzw = xyzw_capture.track("b");
+  EXPECT_EQ(xyzw.time(0), 0.1);
+  EXPECT_TRUE(same_rotation(xyzw.orientation(0), Quat{}, 0));
+  options.quat_order = QuatOrder::WXYZ; // q3 is z: a half turn about z
+  const Capture wxyz_capture = load_capture_from_memory(text, "f.csv", options);
+  const Track& wxyz = wxyz_capture.track("b");
+  EXPECT_TRUE(same_rotation(wxyz.orientation(0), Quat{0, 0, 0, 1}, 0));
+}
+
+TEST(RigidBodyCsv, ErrorsPointAtTheCell) {
+  const std::string header = "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n";
+  const LoadError text_cell = error_of(header + "0,1,2,abc,1,0,0,0\n");
+  EXPECT_EQ(text_cell.line(), 2u);
+  EXPECT_EQ(text_cell.column(), 7u);
+  EXPECT_NE(text_cell.message().find("'abc'"), std::string::npos) << text_cell.what();
+  const LoadError missing = error_of("time,b.x,b.y,b.z,b.qw,b.qx,b.qy\n");
+  EXPECT_NE(missing.message().find("no column for qz"), std::string::npos) << missing.what();
+  const LoadError backwards = error_of(header + "1,0,0,0,1,0,0,0\n0.5,0,0,0,1,0,0,0\n");
+  EXPECT_EQ(backwards.line(), 3u);
+  EXPECT_NE(backwards.message().find("not after"), std::string::npos) << backwards.what();
+  const LoadError not_unit = error_of(header + "0,0,0,0,2,0,0,0\n");
+  EXPECT_NE(not_unit.message().find("expected unit length"), std::string::npos) << not_unit.what();
+  EXPECT_EQ(not_unit.column(), 9u); // the qw cell
+  const LoadError infinite = error_of(header + "0,inf,0,0,1,0,0,0\n");
+  EXPECT_EQ(infinite.column(), 3u);
+}
+
+// ---- OptiTrack Motive CSV: the real exports ----
+
+TEST(MotiveCsv, Version121TakeWithUnlabelledHeaderRows) {
+  const std::string path = test::shared_data("optitrack-hmv-s16/sample_optitrack_take.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = load_capture(path);
+  EXPECT_EQ(capture.info().format, "motive-csv");
+  EXPECT_EQ(capture.info().up_axis, Axis::Y);
+  EXPECT_EQ(capture.info().frame_rate, 120.0);
+  ASSERT_EQ(capture.tracks().size(), 1u);
+  const Track& body = capture.track("Rigid Body 1");
+  ASSERT_EQ(body.size(), 250u);
+  EXPECT_EQ(body.valid_count(), 250u);
+  EXPECT_NEAR(body.time(249), 249 / 120.0, 1e-6);
+  // First row: quaternion (0.000035, 0.000016, -0.000030, -1) is the identity with W = -1.
+  EXPECT_TRUE(same_rotation(body.orientation(0), Quat{}, 1e-4));
+  EXPECT_TRUE(near_vec(body.position(0), {0.060002, 0.019150, 0.076611}, 1e-15));
+}
+
+TEST(MotiveCsv, Version123TakeKeepsGapsJumpsAndReportsTheHeadersClaim) {
+  const std::string path = test::shared_data("pathviewr/pathviewr_motive_example_data.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = load_capture(path);
+  ASSERT_EQ(capture.tracks().size(), 3u);
+  // Gap counts from PROVENANCE.md: device02 1 row, device03 2, device05 186.
+  const std::pair<const char*, std::size_t> gaps[] = {{"device02", 1}, {"device03", 2}, {"device05", 186}};
+  for (const auto& [name, count] : gaps) {
+    const Track& t = capture.track(name);
+    EXPECT_EQ(t.size(), 934u);
+    EXPECT_EQ(t.size() - t.valid_count(), count) << name;
+    for (std::size_t k = 1; k < t.valid_indices().size(); ++k) { // flips removed
+      ASSERT_GE(dot(t.orientation(t.valid_indices()[k - 1]), t.orientation(t.valid_indices()[k])), 0);
+    }
+  }
+  const Track& t = capture.track("device02");
+  EXPECT_DOUBLE_EQ(t.time(0), 722.1);
+  EXPECT_DOUBLE_EQ(t.end_time(), 1051.0);
+  std::string notes;
+  for (const std::string& n : capture.info().notes) {
+    notes += n + "\n";
+  }
+  EXPECT_NE(notes.find("Total Exported Frames 190951, the file has 934 data rows"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("jump 4 time(s), first 72838 -> 76400"), std::string::npos) << notes;
+}
+
+TEST(MotiveCsv, EulerRotationTypeIsRejectedWithAClearMessage) {
+  const std::string text =
+      "Format Version,1.23,Take Name,t,Rotation Type,XYZ,Length Units,Meters\n\n"
+      ",Type,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body\n"
+      ",Name,b,b,b,b,b,b\n,ID,1,1,1,1,1,1\n"
+      ",,Rotation,Rotation,Rotation,Position,Position,Position\n"
+      "Frame,Time (Seconds),X,Y,Z,X,Y,Z\n0,0,0,0,0,1,2,3\n";
+  const LoadError e = error_of(text);
+  EXPECT_EQ(e.line(), 1u);
+  EXPECT_EQ(e.column(), 47u); // the value "XYZ"
+  EXPECT_NE(e.message().find("Rotation Type 'XYZ' is not supported"), std::string::npos) << e.what();
+}
+
+TEST(MotiveCsv, MillimetresBecomeMetresAndYUpCanBecomeZUp) {
+  const std::string text =
+      "Format Version,1.23,Rotation Type,Quaternion,Length Units,Millimeters\n\n"
+      ",Type,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body\n"
+      ",Name,b,b,b,b,b,b,b\n,ID,1,1,1,1,1,1,1\n"
+      ",,Rotation,Rotation,Rotation,Rotation,Position,Position,Position\n"
+      "Frame,Time (Seconds),X,Y,Z,W,X,Y,Z\n0,0,0,0,0,1,100,200,300\n";
+  LoadOptions options;
+  options.up_axis = Axis::Z;
+  const Capture capture = load_capture_from_memory(text, "mm.csv", options);
+  EXPECT_TRUE(near_vec(capture.track("b").position(0), {0.1, -0.3, 0.2}, 1e-15));
+  EXPECT_EQ(capture.info().length_unit, "Millimeters");
+  EXPECT_EQ(capture.info().length_scale, 0.001);
+}
+
+} // namespace
+} // namespace odemocap
