@@ -36,6 +36,15 @@ inline void require_finite(const Vec3& v, const char* function, const char* argu
   }
 }
 
+/// Returns v, or throws when it overflowed (finite arguments over a tiny dt).
+inline Vec3 require_finite_result(const Vec3& v, const char* function) {
+  if (!is_finite(v)) {
+    throw_bad_argument(function, "result", describe(v),
+                       "overflowed (the difference is too large for the time step)");
+  }
+  return v;
+}
+
 /// Checks | |q| - 1 | <= tolerance on |q|^2, without a square root (NaN and infinity fail
 /// the comparison).
 inline void require_unit(const Quat& q, double tolerance, const char* function,

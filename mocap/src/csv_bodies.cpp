@@ -74,9 +74,10 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     std::size_t column = 1;
     double frame = 0.0;
     if (layout.frame_column >= 0) {
+      constexpr double k_max_frame = 9007199254740992.0; // 2^53: whole numbers stay exact
       if (cell_number(cells, layout.frame_column, decimal_comma, value, column) != CellKind::Number ||
-          value != std::floor(value)) {
-        reader.fail(column, "the frame number must be a whole number");
+          value != std::floor(value) || std::fabs(value) > k_max_frame) {
+        reader.fail(column, "the frame number must be a whole number of at most 2^53");
       }
       frame = value;
       if (stats.rows > 0 && frame != previous_frame + 1.0) {

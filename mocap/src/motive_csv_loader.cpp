@@ -153,6 +153,10 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::siz
       continue;
     }
     const std::string& name = cell(*names, i);
+    if (name.empty()) {
+      reader.fail(h.columns[i], "rigid body column " + std::to_string(i + 1) +
+                                    " has no name in the Name row");
+    }
     const std::string property = lower(cell(properties, i));
     const std::string axis = lower(h.frame_row[i]);
     int slot = -1;

@@ -57,13 +57,18 @@ void Track::reserve(std::size_t n) {
 
 void Track::check_time(double time) const {
   const std::string where = "track '" + name_ + "', sample " + std::to_string(times_.size());
-  if (!std::isfinite(time)) {
-    throw MocapError(where + ": time must be finite, got " + detail::describe(time));
+  if (!(std::fabs(time) <= k_max_abs_time)) {
+    throw MocapError(where + ": time " + detail::describe(time) +
+                     " s is not finite or beyond +-1e9 s");
   }
   if (!times_.empty() && !(time > times_.back())) {
     throw MocapError(where + ": time " + detail::describe(time) +
                      " s is not after the previous sample's " + detail::describe(times_.back()) +
                      " s (times must increase strictly)");
+  }
+  if (!times_.empty() && time - times_.back() < k_min_interval) {
+    throw MocapError(where + ": time " + detail::describe(time) + " s is less than 1e-9 s after " +
+                     "the previous sample's " + detail::describe(times_.back()) + " s");
   }
 }
 
@@ -73,8 +78,10 @@ void Track::append(double time, const Pose& pose) {
     throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) + " at t=" +
                      detail::describe(time) + " s: " + what);
   };
-  if (!is_finite(pose.p)) {
-    fail("position " + detail::describe(pose.p) + " is not finite");
+  const Vec3& p = pose.p;
+  if (!(std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
+        std::fabs(p.z) <= k_max_abs_position)) {
+    fail("position " + detail::describe(p) + " is not finite or beyond +-1e9");
   }
   const double length = norm(pose.q);
   if (!(std::fabs(length - 1.0) <= k_unit_tolerance)) {

@@ -74,22 +74,24 @@ Vec3 linear_velocity(const Vec3& p0, const Vec3& p1, double dt) {
   detail::require_finite(p0, "linear_velocity", "p0");
   detail::require_finite(p1, "linear_velocity", "p1");
   detail::require_positive_finite(dt, "linear_velocity", "dt");
-  return (p1 - p0) / dt;
+  return detail::require_finite_result((p1 - p0) / dt, "linear_velocity");
 }
 
 Vec3 angular_velocity(const Quat& q0, const Quat& q1, double dt) {
   check_rotation_args(q0, q1, dt, "angular_velocity");
-  return detail::geodesic_rate(q0, q1, 1.0 / dt);
+  return detail::require_finite_result(detail::geodesic_rate(q0, q1, 1.0 / dt), "angular_velocity");
 }
 
 Vec3 angular_velocity_body(const Quat& q0, const Quat& q1, double dt) {
   check_rotation_args(q0, q1, dt, "angular_velocity_body");
-  return rotate(conj(q0), detail::geodesic_rate(q0, q1, 1.0 / dt));
+  return detail::require_finite_result(rotate(conj(q0), detail::geodesic_rate(q0, q1, 1.0 / dt)),
+                                       "angular_velocity_body");
 }
 
 Vec3 angular_velocity_linear_approx(const Quat& q0, const Quat& q1, double dt) {
   check_rotation_args(q0, q1, dt, "angular_velocity_linear_approx");
-  return detail::linear_approx_rate(q0, q1, 1.0 / dt);
+  return detail::require_finite_result(detail::linear_approx_rate(q0, q1, 1.0 / dt),
+                                       "angular_velocity_linear_approx");
 }
 
 TrackVelocities estimate_velocities(const Track& track, DiffScheme scheme,

@@ -64,6 +64,10 @@ TEST(Track, AppendRejectsBadSamplesNamingTrackAndSample) {
   EXPECT_THROW(track.append(1.0, {Vec3{}, Quat{0.5, 0, 0, 0}}), MocapError);
   EXPECT_THROW(track.append(1.0, {Vec3{}, Quat{NAN, 0, 0, 0}}), MocapError);
   EXPECT_THROW(track.append_gap(0.0), MocapError);
+  // Plausibility limits keep every derived velocity finite.
+  EXPECT_THROW(track.append(1e-12, {}), MocapError);                       // < 1e-9 s later
+  EXPECT_THROW(track.append(2e9, {}), MocapError);                         // beyond 1e9 s
+  EXPECT_THROW(track.append(1.0, {Vec3{1e308, 0, 0}, Quat{}}), MocapError); // beyond 1e9 m
   EXPECT_EQ(track.size(), 1u); // nothing half-appended
   track.append(1.0, {Vec3{}, Quat{1.0005, 0, 0, 0}}); // within tolerance: renormalised
   EXPECT_EQ(track.orientation(1).w, 1.0);

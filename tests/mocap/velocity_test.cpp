@@ -176,6 +176,10 @@ TEST(AngularVelocity, BadArgumentsRaiseErrorsNamingArgumentAndValue) {
   EXPECT_THROW(linear_velocity({NAN, 0, 0}, {}, 1.0), MocapError);
   EXPECT_THROW(linear_velocity({}, {0, INFINITY, 0}, 1.0), MocapError);
   EXPECT_TRUE(near_vec(linear_velocity({1, 2, 3}, {2, 0, 3}, 0.5), {2, -4, 0}, 0));
+  // Finite arguments whose quotient overflows are refused, never returned as infinity.
+  EXPECT_NE(message([&] { linear_velocity({0, 0, 0}, {1e308, 0, 0}, 0.1); }).find("overflowed"),
+            std::string::npos);
+  EXPECT_THROW(angular_velocity(q, from_axis_angle({0, 0, 1}, 1.0), 1e-310), MocapError);
 }
 
 // ---- whole-track estimation ----

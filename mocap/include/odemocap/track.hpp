@@ -20,6 +20,11 @@ public:
   /// Tolerance on | |q| - 1 | for orientations given to append(); within it q is renormalised,
   /// beyond it append() throws.
   static constexpr double k_unit_tolerance = 1e-3;
+  /// Plausibility limits: data beyond them is corrupt, and within them every velocity derived
+  /// from the track is finite (|v| <= 2e18 m/s, |omega| <= 2 pi 1e9 rad/s).
+  static constexpr double k_max_abs_time = 1e9;      ///< s, about 31 years
+  static constexpr double k_min_interval = 1e-9;     ///< s between consecutive samples
+  static constexpr double k_max_abs_position = 1e9;  ///< m (or file units), per component
 
   /// An empty track called `name`.
   explicit Track(std::string name = {});
@@ -59,8 +64,9 @@ public:
   void reserve(std::size_t n);
 
   /// Appends a valid sample. Throws MocapError naming the track, sample and value when the
-  /// time is not finite or not after the previous one, the position is not finite, or the
-  /// orientation is not finite or off unit length by more than k_unit_tolerance.
+  /// time is not finite, beyond k_max_abs_time or less than k_min_interval after the previous
+  /// one, the position is not finite or beyond k_max_abs_position, or the orientation is not
+  /// finite or off unit length by more than k_unit_tolerance.
   void append(double time, const Pose& pose);
 
   /// Appends an invalid sample (a gap) at `time`, with the same checks on time.

@@ -19,12 +19,13 @@ namespace odemocap {
 inline constexpr double k_estimator_unit_tolerance = 1e-6;
 
 /// Constant linear velocity (m/s) that moves p0 to p1 in dt seconds. Throws MocapError for
-/// non-finite positions or dt that is not finite and positive.
+/// non-finite positions, dt that is not finite and positive, or a result that overflows.
 Vec3 linear_velocity(const Vec3& p0, const Vec3& p1, double dt);
 
 /// World-frame angular velocity (rad/s) that rotates unit q0 to unit q1 in dt seconds along
 /// the shorter arc (Slerp derivative). q1 = -q0 gives zero. Throws MocapError for non-finite or
-/// non-unit quaternions (see k_estimator_unit_tolerance) or dt that is not finite and positive.
+/// non-unit quaternions (see k_estimator_unit_tolerance), dt that is not finite and positive,
+/// or a rate that overflows (dt below about 1e-307 s).
 Vec3 angular_velocity(const Quat& q0, const Quat& q1, double dt);
 
 /// The same angular velocity expressed in the body frame of q0 (rad/s).

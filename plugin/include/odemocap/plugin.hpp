@@ -2,4 +2,6 @@
 /// Umbrella header of odemocap's ODE layer; includes the mocap layer too.
 
 #include <odemocap/mocap.hpp>
+#include <odemocap/kinematic_driver.hpp>
 #include <odemocap/ode_math.hpp>
+#include <odemocap/plugin_error.hpp>

@@ -1,0 +1,119 @@
+#pragma once
+/// KinematicDriver: moves ODE bodies along captured tracks with the velocities that take them
+/// exactly to the next captured pose, so that the solver sees real moving bodies.
+
+#include <odemocap/plugin_error.hpp>
+#include <odemocap/track.hpp>
+
+#include <ode/ode.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace odemocap {
+
+/// How the driver moves bound bodies each step.
+enum class DriveMode {
+  Geodesic,     ///< linear velocity from the position difference, angular from the Slerp
+                ///< derivative: the body lands exactly on the next pose (default)
+  LinearApprox, ///< the same, but the naive quaternion-difference angular velocity
+  Teleport,     ///< set the next pose directly, zero velocity (what the solver cannot see)
+};
+
+/// What happens when the track's time runs past its last sample.
+enum class TrackEnd {
+  Hold,    ///< stay on the last sample, at rest
+  Loop,    ///< start again from the first sample (the jump back is a teleport if large)
+  Release, ///< hand the body back to ODE as a dynamic body with its last velocity
+};
+
+/// How one body follows one track. Every field has a default; bind() rejects invalid values.
+struct BindOptions {
+  /// The body frame in the track's frame: body pose = track pose * offset (m; unit quaternion).
+  Pose offset;
+  /// Track time (s) at driver time 0: track time = time_offset + playback_rate * driver time.
+  double time_offset = 0.0;
+  /// Track seconds per simulated second; > 0.
+  double playback_rate = 1.0;
+  TrackEnd at_end = TrackEnd::Hold;
+  Interp interp = Interp::Linear;
+  /// A step that needs a faster linear (m/s) or angular (rad/s) velocity than this is a
+  /// discontinuity in the data: the body is teleported with zero velocity and it is counted.
+  double max_linear_speed = 50.0;
+  double max_angular_speed = 150.0;
+};
+
+/// Per-binding counters.
+struct BindingStats {
+  std::size_t steps = 0;        ///< presteps that drove the body
+  std::size_t teleports = 0;    ///< steps over the speed limits (plus the first placement)
+  bool released = false;        ///< TrackEnd::Release has happened
+  double max_linear_speed = 0.0;  ///< largest commanded (m/s)
+  double max_angular_speed = 0.0; ///< largest commanded (rad/s)
+};
+
+/// Drives bodies of one ODE world along tracks. Call prestep(h) before every dWorldStep or
+/// dWorldQuickStep of h seconds. Bodies stay the user's: the driver never destroys them.
+class KinematicDriver {
+public:
+  using BindingId = std::size_t;
+
+  /// A driver for `world`; throws PluginError for a null world.
+  explicit KinematicDriver(dWorldID world);
+  /// Does not touch the bodies (their world may already be gone): unbind() first to stop one.
+  ~KinematicDriver() = default;
+  KinematicDriver(const KinematicDriver&) = delete;
+  KinematicDriver& operator=(const KinematicDriver&) = delete;
+
+  /// Binds `body` (created by the user in this world, with the geoms and mass they like) to a
+  /// copy of `track`. The body becomes kinematic (dBodySetKinematic), uses finite rotation
+  /// mode, and is exempt from auto-disable. Throws PluginError for a null body, a body of
+  /// another world or already bound, a track without valid samples, or invalid options.
+  BindingId bind(dBodyID body, const Track& track, const BindOptions& options = {});
+
+  /// Stops driving a binding; the body stays where it is, kinematic, at rest.
+  void unbind(BindingId id);
+
+  void set_mode(DriveMode mode) { mode_ = mode; }
+  DriveMode mode() const { return mode_; }
+
+  /// Prepares the next step of `h` seconds (finite, > 0): for every binding, samples the
+  /// target pose at time() + h and sets the velocities that carry the body from where it is
+  /// to that pose in one step. The first call places each body on its pose at time 0.
+  void prestep(double h);
+
+  /// Simulated time (s) the driver has advanced: the sum of the h given to prestep().
+  double time() const { return time_; }
+
+  /// Starts over at time 0: the next prestep places the bodies on their first poses again.
+  void restart();
+
+  /// The body pose binding `id` asks for at driver time `t` (s), offset included.
+  Pose target(BindingId id, double t) const;
+
+  const BindingStats& stats(BindingId id) const;
+  dBodyID body(BindingId id) const;
+  /// Number of bindings ever made (unbound ones keep their id).
+  std::size_t size() const { return bindings_.size(); }
+
+private:
+  struct Binding {
+    dBodyID body = nullptr;
+    Track track;
+    BindOptions options;
+    BindingStats stats;
+    bool active = true;
+    bool placed = false; ///< put on its first pose by a prestep
+  };
+
+  const Binding& binding(BindingId id, const char* function) const;
+  Pose target_of(const Binding& b, double t) const;
+  void drive(Binding& b, double h);
+
+  dWorldID world_;
+  DriveMode mode_ = DriveMode::Geodesic;
+  double time_ = 0.0;
+  std::vector<Binding> bindings_;
+};
+
+} // namespace odemocap

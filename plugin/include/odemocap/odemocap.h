@@ -1,0 +1,71 @@
+/* odemocap C API: capture-driven kinematic bodies for ODE, for C programs.
+ *
+ * Handles are opaque and owned by the caller: every Create/Load has its Destroy. Functions
+ * that can fail return NULL or -1 and leave a message in odmLastError(); no C++ exception
+ * ever crosses this API. Units: metres, seconds, radians; quaternions w, x, y, z like ODE. */
+#ifndef ODEMOCAP_H
+#define ODEMOCAP_H
+
+#include <ode/ode.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct odmCapture* odmCaptureID; /* a loaded capture (tracks of poses) */
+typedef struct odmDriver* odmDriverID;   /* drives bodies of one world along tracks */
+
+/* Drive modes (see odmDriverSetMode). */
+enum { odmDriveGeodesic = 0, odmDriveLinearApprox = 1, odmDriveTeleport = 2 };
+/* What happens after a track's last sample. */
+enum { odmEndHold = 0, odmEndLoop = 1, odmEndRelease = 2 };
+
+/* How a body follows a track; fill with odmBindOptionsSetDefault, then change fields. */
+typedef struct odmBindOptions {
+  dReal offset_position[3];   /* body frame in the track frame: position (m) */
+  dReal offset_quaternion[4]; /* and orientation (w, x, y, z) */
+  dReal time_offset;          /* track time (s) at driver time 0 */
+  dReal playback_rate;        /* track seconds per simulated second, > 0 */
+  int at_end;                 /* odmEndHold, odmEndLoop or odmEndRelease */
+  int cubic;                  /* 0: linear interpolation, 1: C1 cubic */
+  dReal max_linear_speed;     /* m/s; faster steps teleport (a data discontinuity) */
+  dReal max_angular_speed;    /* rad/s */
+} odmBindOptions;
+
+/* Message of the last failed call on this thread ("" if none). */
+const char* odmLastError(void);
+
+/* Loads a BVH, rigid-body CSV or Motive CSV file. length_scale multiplies positions (1 keeps
+ * the file's units); z_up != 0 turns the capture's up axis into +Z. NULL on error. */
+odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up);
+void odmCaptureDestroy(odmCaptureID capture);
+int odmCaptureGetTrackCount(odmCaptureID capture);
+/* Name of track `index`, valid while the capture lives; NULL for a bad index. */
+const char* odmCaptureGetTrackName(odmCaptureID capture, int index);
+/* Index of the track called `name`, or -1. */
+int odmCaptureFindTrack(odmCaptureID capture, const char* name);
+/* Duration of track `index` in seconds, or -1. */
+dReal odmCaptureGetTrackDuration(odmCaptureID capture, int index);
+
+/* A driver for `world`; NULL on error. Destroying it leaves the bodies alone. */
+odmDriverID odmDriverCreate(dWorldID world);
+void odmDriverDestroy(odmDriverID driver);
+void odmBindOptionsSetDefault(odmBindOptions* options);
+/* Binds `body` to a copy of track `track` of `capture` (options may be NULL for defaults).
+ * The body becomes kinematic. Returns the binding's index, or -1. */
+int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int track,
+                  const odmBindOptions* options);
+/* One of odmDriveGeodesic (default), odmDriveLinearApprox, odmDriveTeleport; 0 or -1. */
+int odmDriverSetMode(odmDriverID driver, int mode);
+/* Call before every dWorldStep/dWorldQuickStep of h seconds; 0 or -1. */
+int odmDriverPrestep(odmDriverID driver, dReal h);
+/* Simulated time the driver has advanced (s). */
+dReal odmDriverGetTime(odmDriverID driver);
+/* Steps of binding `binding` that exceeded the speed limits and teleported, or -1. */
+int odmDriverGetTeleportCount(odmDriverID driver, int binding);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ODEMOCAP_H */

@@ -1,0 +1,179 @@
+// The C API: thin wrappers that turn every C++ exception into a -1/NULL and a message.
+#include <odemocap/odemocap.h>
+
+#include <odemocap/plugin.hpp>
+
+#include <memory>
+#include <new>
+#include <string>
+
+struct odmCapture {
+  odemocap::Capture capture;
+};
+
+struct odmDriver {
+  explicit odmDriver(dWorldID world) : driver(world) {}
+  odemocap::KinematicDriver driver;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+/// Runs `f`; on any exception records its message and returns `failed`.
+template <class R, class F>
+R guarded(R failed, F f) noexcept {
+  try {
+    last_error.clear();
+    return f();
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "unknown error";
+  }
+  return failed;
+}
+
+template <class T>
+T* require(T* handle, const char* what) {
+  if (handle == nullptr) {
+    throw std::invalid_argument(std::string(what) + " is NULL");
+  }
+  return handle;
+}
+
+const odemocap::Track& track_at(odmCaptureID capture, int index) {
+  const auto& tracks = require(capture, "capture")->capture.tracks();
+  if (index < 0 || static_cast<std::size_t>(index) >= tracks.size()) {
+    throw std::out_of_range("no track " + std::to_string(index) + " (the capture has " +
+                            std::to_string(tracks.size()) + ")");
+  }
+  return tracks[static_cast<std::size_t>(index)];
+}
+
+} // namespace
+
+extern "C" {
+
+const char* odmLastError(void) { return last_error.c_str(); }
+
+odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
+  return guarded<odmCaptureID>(nullptr, [&] {
+    odemocap::LoadOptions options;
+    options.length_scale = length_scale;
+    if (z_up != 0) {
+      options.up_axis = odemocap::Axis::Z;
+    }
+    auto capture = std::make_unique<odmCapture>();
+    capture->capture = odemocap::load_capture(require(path, "path"), options);
+    return capture.release();
+  });
+}
+
+void odmCaptureDestroy(odmCaptureID capture) { delete capture; }
+
+int odmCaptureGetTrackCount(odmCaptureID capture) {
+  return guarded(-1, [&] { return static_cast<int>(require(capture, "capture")->capture.tracks().size()); });
+}
+
+const char* odmCaptureGetTrackName(odmCaptureID capture, int index) {
+  return guarded<const char*>(nullptr, [&] { return track_at(capture, index).name().c_str(); });
+}
+
+int odmCaptureFindTrack(odmCaptureID capture, const char* name) {
+  return guarded(-1, [&] {
+    const auto& tracks = require(capture, "capture")->capture.tracks();
+    for (std::size_t i = 0; i < tracks.size(); ++i) {
+      if (tracks[i].name() == require(name, "name")) {
+        return static_cast<int>(i);
+      }
+    }
+    last_error = std::string("no track named '") + name + "'";
+    return -1;
+  });
+}
+
+dReal odmCaptureGetTrackDuration(odmCaptureID capture, int index) {
+  return guarded<dReal>(-1, [&] {
+    const odemocap::Track& t = track_at(capture, index);
+    return t.end_time() - t.start_time();
+  });
+}
+
+odmDriverID odmDriverCreate(dWorldID world) {
+  return guarded<odmDriverID>(nullptr, [&] { return new odmDriver(world); });
+}
+
+void odmDriverDestroy(odmDriverID driver) { delete driver; }
+
+void odmBindOptionsSetDefault(odmBindOptions* options) {
+  if (options == nullptr) {
+    return;
+  }
+  const odemocap::BindOptions d;
+  *options = odmBindOptions{{d.offset.p.x, d.offset.p.y, d.offset.p.z},
+                            {d.offset.q.w, d.offset.q.x, d.offset.q.y, d.offset.q.z},
+                            d.time_offset,
+                            d.playback_rate,
+                            odmEndHold,
+                            0,
+                            d.max_linear_speed,
+                            d.max_angular_speed};
+}
+
+int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int track,
+                  const odmBindOptions* options) {
+  return guarded(-1, [&] {
+    odemocap::BindOptions o;
+    if (options != nullptr) {
+      o.offset = {{options->offset_position[0], options->offset_position[1], options->offset_position[2]},
+                  {options->offset_quaternion[0], options->offset_quaternion[1],
+                   options->offset_quaternion[2], options->offset_quaternion[3]}};
+      o.time_offset = options->time_offset;
+      o.playback_rate = options->playback_rate;
+      if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
+        throw std::invalid_argument("at_end must be odmEndHold, odmEndLoop or odmEndRelease, got " +
+                                    std::to_string(options->at_end));
+      }
+      o.at_end = static_cast<odemocap::TrackEnd>(options->at_end);
+      o.interp = options->cubic != 0 ? odemocap::Interp::Cubic : odemocap::Interp::Linear;
+      o.max_linear_speed = options->max_linear_speed;
+      o.max_angular_speed = options->max_angular_speed;
+    }
+    return static_cast<int>(require(driver, "driver")->driver.bind(body, track_at(capture, track), o));
+  });
+}
+
+int odmDriverSetMode(odmDriverID driver, int mode) {
+  return guarded(-1, [&] {
+    if (mode < odmDriveGeodesic || mode > odmDriveTeleport) {
+      throw std::invalid_argument("mode must be odmDriveGeodesic, odmDriveLinearApprox or "
+                                  "odmDriveTeleport, got " + std::to_string(mode));
+    }
+    require(driver, "driver")->driver.set_mode(static_cast<odemocap::DriveMode>(mode));
+    return 0;
+  });
+}
+
+int odmDriverPrestep(odmDriverID driver, dReal h) {
+  return guarded(-1, [&] {
+    require(driver, "driver")->driver.prestep(h);
+    return 0;
+  });
+}
+
+dReal odmDriverGetTime(odmDriverID driver) {
+  return guarded<dReal>(-1, [&] { return require(driver, "driver")->driver.time(); });
+}
+
+int odmDriverGetTeleportCount(odmDriverID driver, int binding) {
+  return guarded(-1, [&] {
+    if (binding < 0) {
+      throw std::out_of_range("binding must be >= 0");
+    }
+    const auto& stats = require(driver, "driver")->driver.stats(static_cast<std::size_t>(binding));
+    return static_cast<int>(stats.teleports);
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,178 @@
+#include <odemocap/kinematic_driver.hpp>
+#include <odemocap/ode_math.hpp>
+#include <odemocap/velocity.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+std::string text(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
+
+void check_options(const BindOptions& o) {
+  const auto fail = [](const std::string& what) {
+    throw PluginError("KinematicDriver::bind: " + what);
+  };
+  if (!(o.playback_rate > 0.0) || !std::isfinite(o.playback_rate)) {
+    fail("playback_rate must be finite and positive, got " + text(o.playback_rate));
+  }
+  if (!std::isfinite(o.time_offset)) {
+    fail("time_offset must be finite, got " + text(o.time_offset));
+  }
+  if (!(o.max_linear_speed > 0.0) || !(o.max_angular_speed > 0.0)) {
+    fail("max_linear_speed and max_angular_speed must be positive, got " +
+         text(o.max_linear_speed) + " and " + text(o.max_angular_speed));
+  }
+  if (!is_finite(o.offset.p) || !(std::fabs(norm(o.offset.q) - 1.0) <= 1e-6)) {
+    fail("offset must have a finite position and a unit quaternion");
+  }
+}
+
+Pose compose(const Pose& a, const Pose& b) { return {a.p + rotate(a.q, b.p), a.q * b.q}; }
+
+void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
+  dBodySetLinearVel(body, v.x, v.y, v.z);
+  dBodySetAngularVel(body, w.x, w.y, w.z);
+}
+
+} // namespace
+
+KinematicDriver::KinematicDriver(dWorldID world) : world_(world) {
+  if (world == nullptr) {
+    throw PluginError("KinematicDriver: world is null");
+  }
+}
+
+KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,
+                                                 const BindOptions& options) {
+  if (body == nullptr) {
+    throw PluginError("KinematicDriver::bind: body is null");
+  }
+  if (dBodyGetWorld(body) != world_) {
+    throw PluginError("KinematicDriver::bind: the body belongs to another world");
+  }
+  for (std::size_t i = 0; i < bindings_.size(); ++i) {
+    if (bindings_[i].active && bindings_[i].body == body) {
+      throw PluginError("KinematicDriver::bind: the body is already bound (binding " +
+                        std::to_string(i) + ")");
+    }
+  }
+  if (track.valid_count() == 0) {
+    throw PluginError("KinematicDriver::bind: track '" + track.name() + "' has no valid sample");
+  }
+  check_options(options);
+  dBodySetKinematic(body);
+  dBodySetFiniteRotationMode(body, 1);
+  dBodySetFiniteRotationAxis(body, 0, 0, 0); // full finite rotation, no preferred axis
+  dBodySetAutoDisableFlag(body, 0);
+  dBodyEnable(body);
+  Binding b;
+  b.body = body;
+  b.track = track;
+  b.options = options;
+  bindings_.push_back(std::move(b));
+  return bindings_.size() - 1;
+}
+
+void KinematicDriver::unbind(BindingId id) {
+  Binding& b = bindings_[(binding(id, "unbind"), id)];
+  if (b.active && !b.stats.released) {
+    set_velocities(b.body, {}, {});
+  }
+  b.active = false;
+}
+
+const KinematicDriver::Binding& KinematicDriver::binding(BindingId id, const char* function) const {
+  if (id >= bindings_.size()) {
+    throw PluginError(std::string("KinematicDriver::") + function + ": no binding " +
+                      std::to_string(id) + " (there are " + std::to_string(bindings_.size()) + ")");
+  }
+  return bindings_[id];
+}
+
+const BindingStats& KinematicDriver::stats(BindingId id) const { return binding(id, "stats").stats; }
+
+dBodyID KinematicDriver::body(BindingId id) const { return binding(id, "body").body; }
+
+Pose KinematicDriver::target(BindingId id, double t) const { return target_of(binding(id, "target"), t); }
+
+Pose KinematicDriver::target_of(const Binding& b, double t) const {
+  const double track_time = b.options.time_offset + b.options.playback_rate * t;
+  const OutOfRange range = b.options.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
+  return compose(b.track.sample(track_time, b.options.interp, range), b.options.offset);
+}
+
+void KinematicDriver::restart() {
+  time_ = 0.0;
+  for (Binding& b : bindings_) {
+    b.placed = false;
+    b.stats.released = false;
+  }
+}
+
+void KinematicDriver::prestep(double h) {
+  if (!(h > 0.0) || !std::isfinite(h)) {
+    throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " + text(h));
+  }
+  for (Binding& b : bindings_) {
+    if (b.active) {
+      drive(b, h);
+    }
+  }
+  time_ += h;
+}
+
+void KinematicDriver::drive(Binding& b, double h) {
+  if (b.stats.released) {
+    return;
+  }
+  const double next = time_ + h;
+  if (b.options.at_end == TrackEnd::Release &&
+      b.options.time_offset + b.options.playback_rate * next > b.track.end_time()) {
+    dBodySetDynamic(b.body); // keeps the velocity the last step gave it
+    b.stats.released = true;
+    return;
+  }
+  // A dBodySetMass after bind() makes the body dynamic again; ODE's auto-disable may have
+  // put it to sleep, and a velocity alone does not wake it.
+  if (!dBodyIsKinematic(b.body)) {
+    dBodySetKinematic(b.body);
+  }
+  if (!dBodyIsEnabled(b.body)) {
+    dBodyEnable(b.body);
+  }
+  if (!b.placed) {
+    set_body_pose(b.body, target_of(b, time_));
+    b.placed = true;
+  }
+  ++b.stats.steps;
+  const Pose goal = target_of(b, next);
+  if (mode_ == DriveMode::Teleport) {
+    set_body_pose(b.body, goal);
+    set_velocities(b.body, {}, {});
+    return;
+  }
+  const Pose now = body_pose(b.body);
+  const Vec3 v = linear_velocity(now.p, goal.p, h);
+  const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity(now.q, goal.q, h)
+                                              : angular_velocity_linear_approx(now.q, goal.q, h);
+  const double speed = norm(v);
+  const double spin = norm(w);
+  if (speed > b.options.max_linear_speed || spin > b.options.max_angular_speed) {
+    set_body_pose(b.body, goal); // a discontinuity in the data: no absurd velocity
+    set_velocities(b.body, {}, {});
+    ++b.stats.teleports;
+    return;
+  }
+  b.stats.max_linear_speed = std::fmax(b.stats.max_linear_speed, speed);
+  b.stats.max_angular_speed = std::fmax(b.stats.max_angular_speed, spin);
+  set_velocities(b.body, v, w);
+}
+
+} // namespace odemocap

@@ -1,0 +1,91 @@
+// The C API: the same driver behind handles, every failure a NULL or -1 with a message.
+#include "support/data_paths.hpp"
+
+#include <odemocap/odemocap.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+class CApi : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dInitODE2(0);
+    world_ = dWorldCreate();
+  }
+  void TearDown() override {
+    dWorldDestroy(world_);
+    dCloseODE();
+  }
+  dWorldID world_ = nullptr;
+};
+
+TEST_F(CApi, LoadBindAndStepLandOnTheTrack) {
+  odmCaptureID capture =
+      odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
+  ASSERT_NE(capture, nullptr) << odmLastError();
+  EXPECT_EQ(odmCaptureGetTrackCount(capture), 31);
+  EXPECT_STREQ(odmCaptureGetTrackName(capture, 0), "Hips");
+  const int head = odmCaptureFindTrack(capture, "Head");
+  ASSERT_GE(head, 0);
+  EXPECT_NEAR(odmCaptureGetTrackDuration(capture, head), 993 * 0.0083333, 1e-9);
+  odmDriverID driver = odmDriverCreate(world_);
+  dBodyID body = dBodyCreate(world_);
+  odmBindOptions options;
+  odmBindOptionsSetDefault(&options);
+  options.offset_position[2] = 0.1; // 10 cm above the head joint, in its frame
+  ASSERT_EQ(odmDriverBind(driver, body, capture, head, &options), 0) << odmLastError();
+  for (int i = 0; i < 120; ++i) {
+    ASSERT_EQ(odmDriverPrestep(driver, 1.0 / 120), 0);
+    dWorldStep(world_, 1.0 / 120);
+  }
+  EXPECT_NEAR(odmDriverGetTime(driver), 1.0, 1e-12);
+  EXPECT_TRUE(dBodyIsKinematic(body));
+  EXPECT_GT(dBodyGetPosition(body)[2], 1.3); // a head, in metres, Z up
+  odmDriverDestroy(driver);
+  odmCaptureDestroy(capture);
+}
+
+TEST_F(CApi, FailuresReturnMinusOneOrNullWithAMessage) {
+  EXPECT_EQ(odmCaptureLoad("/no/such/file.bvh", 1, 0), nullptr);
+  EXPECT_NE(std::string(odmLastError()).find("/no/such/file.bvh"), std::string::npos);
+  EXPECT_EQ(odmCaptureLoad(nullptr, 1, 0), nullptr);
+  EXPECT_EQ(odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), -1, 0), nullptr);
+  EXPECT_NE(std::string(odmLastError()).find("length_scale"), std::string::npos);
+  EXPECT_EQ(odmDriverCreate(nullptr), nullptr);
+  EXPECT_EQ(odmCaptureGetTrackCount(nullptr), -1);
+  EXPECT_EQ(odmCaptureGetTrackName(nullptr, 0), nullptr);
+
+  odmCaptureID capture =
+      odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 1, 0);
+  ASSERT_NE(capture, nullptr);
+  EXPECT_EQ(odmCaptureGetTrackName(capture, 31), nullptr);
+  EXPECT_EQ(odmCaptureFindTrack(capture, "Tail"), -1);
+  odmDriverID driver = odmDriverCreate(world_);
+  EXPECT_EQ(odmDriverBind(driver, nullptr, capture, 0, nullptr), -1);
+  EXPECT_NE(std::string(odmLastError()).find("body is null"), std::string::npos);
+  dBodyID body = dBodyCreate(world_);
+  odmBindOptions options;
+  odmBindOptionsSetDefault(&options);
+  options.playback_rate = 0;
+  EXPECT_EQ(odmDriverBind(driver, body, capture, 0, &options), -1);
+  EXPECT_NE(std::string(odmLastError()).find("playback_rate"), std::string::npos);
+  options.playback_rate = 1;
+  options.at_end = 7;
+  EXPECT_EQ(odmDriverBind(driver, body, capture, 0, &options), -1);
+  EXPECT_EQ(odmDriverBind(driver, body, capture, 0, nullptr), 0);
+  EXPECT_EQ(odmDriverBind(driver, body, capture, 1, nullptr), -1); // already bound
+  EXPECT_EQ(odmDriverSetMode(driver, 3), -1);
+  EXPECT_EQ(odmDriverSetMode(driver, odmDriveTeleport), 0);
+  EXPECT_EQ(odmDriverPrestep(driver, 0), -1);
+  EXPECT_NE(std::string(odmLastError()).find("h must be finite and positive"), std::string::npos);
+  EXPECT_EQ(odmDriverPrestep(driver, 0.01), 0);
+  EXPECT_STREQ(odmLastError(), "");
+  EXPECT_EQ(odmDriverGetTeleportCount(driver, 5), -1);
+  odmDriverDestroy(driver);
+  odmCaptureDestroy(capture);
+}
+
+} // namespace

@@ -1,0 +1,95 @@
+#pragma once
+// A small ODE scene for tests: world, space, contact joints with dContactApprox1 friction,
+// stepping with dWorldStep or dWorldQuickStep. Pairs without a dynamic body (kinematic with
+// kinematic or with static geometry) make no contacts.
+
+#include <odemocap/plugin.hpp>
+
+#include <ode/ode.h>
+
+namespace odemocap::test {
+
+class OdeScene {
+public:
+  explicit OdeScene(double gravity_z = -9.81) {
+    dInitODE2(0);
+    world = dWorldCreate();
+    dWorldSetGravity(world, 0, 0, gravity_z);
+    space = dHashSpaceCreate(nullptr);
+    contacts = dJointGroupCreate(0);
+  }
+  ~OdeScene() {
+    dJointGroupDestroy(contacts);
+    dSpaceDestroy(space);
+    dWorldDestroy(world);
+    dCloseODE();
+  }
+  OdeScene(const OdeScene&) = delete;
+  OdeScene& operator=(const OdeScene&) = delete;
+
+  void step(double h) {
+    dSpaceCollide(space, this, &near);
+    if (quick) {
+      dWorldQuickStep(world, h);
+    } else {
+      dWorldStep(world, h);
+    }
+    dJointGroupEmpty(contacts);
+  }
+
+  /// A box body with its geom; mass in kg, sides in m.
+  dBodyID box(const Vec3& sides, double mass, const Vec3& position) {
+    dBodyID body = dBodyCreate(world);
+    dMass m;
+    dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
+    dBodySetMass(body, &m);
+    dBodySetPosition(body, position.x, position.y, position.z);
+    dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
+    return body;
+  }
+
+  dWorldID world;
+  dSpaceID space;
+  dJointGroupID contacts;
+  double mu = 1.0;
+  bool quick = false;
+  int contacts_made = 0;
+
+private:
+  static bool dynamic(dBodyID b) { return b != nullptr && !dBodyIsKinematic(b); }
+
+  static void near(void* data, dGeomID a, dGeomID b) {
+    auto* scene = static_cast<OdeScene*>(data);
+    dBodyID ba = dGeomGetBody(a);
+    dBodyID bb = dGeomGetBody(b);
+    if (!dynamic(ba) && !dynamic(bb)) {
+      return;
+    }
+    if (ba && bb && dAreConnectedExcluding(ba, bb, dJointTypeContact)) {
+      return;
+    }
+    dContact contact[8];
+    const int n = dCollide(a, b, 8, &contact[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      contact[i].surface.mode = dContactApprox1;
+      contact[i].surface.mu = scene->mu;
+      dJointID joint = dJointCreateContact(scene->world, scene->contacts, &contact[i]);
+      dJointAttach(joint, ba, bb);
+      ++scene->contacts_made;
+    }
+  }
+};
+
+/// A track sampled from `pose(t)` every `dt` seconds over [0, duration].
+template <class PoseAt>
+Track sampled_track(const char* name, double dt, double duration, PoseAt pose) {
+  Track track(name);
+  const auto n = static_cast<std::size_t>(duration / dt + 0.5);
+  for (std::size_t i = 0; i <= n; ++i) {
+    const double t = static_cast<double>(i) * dt;
+    track.append(t, pose(t));
+  }
+  return track;
+}
+
+} // namespace odemocap::test
