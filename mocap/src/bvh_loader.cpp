@@ -276,14 +276,27 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   return lines;
 }
 
-} // namespace
-
-Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
-  detail::check_options(options, source);
+/// The skeleton and the line of each frame's row (for errors found later, in kinematics).
+Skeleton parse_skeleton(std::string_view text, std::string_view source,
+                        std::vector<std::size_t>& frame_lines) {
   TextScanner scanner(text, source);
   Skeleton skeleton;
   parse_hierarchy(scanner, skeleton);
-  const std::vector<std::size_t> frame_lines = parse_motion(scanner, skeleton, text.size());
+  frame_lines = parse_motion(scanner, skeleton, text.size());
+  return skeleton;
+}
+
+} // namespace
+
+Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source) {
+  std::vector<std::size_t> frame_lines;
+  return parse_skeleton(text, source, frame_lines);
+}
+
+Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
+  detail::check_options(options, source);
+  std::vector<std::size_t> frame_lines;
+  Skeleton skeleton = parse_skeleton(text, source, frame_lines);
 
   CaptureInfo info;
   info.source = std::string(source);
@@ -320,7 +333,8 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
       }
     } catch (const MocapError& e) {
       // Finite but absurd values (offsets near 1e308) overflow in forward kinematics.
-      scanner.fail_at(frame_lines[frame], 1, "frame " + std::to_string(frame) + ": " + e.what());
+      throw LoadError(std::string(source), frame_lines[frame], 1,
+                      "frame " + std::to_string(frame) + ": " + e.what());
     }
   }
   Capture capture(std::move(info));

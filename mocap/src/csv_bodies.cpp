@@ -4,6 +4,7 @@
 
 #include <odemocap/load.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace odemocap::detail {
@@ -24,6 +25,22 @@ CellKind cell_number(const std::vector<CsvCell>& cells, int index, bool decimal_
 }
 
 } // namespace
+
+void assign_column(TableLayout& layout, const std::string& name, int slot, std::size_t index,
+                   std::size_t column, const std::string& cell_text, const CsvReader& reader) {
+  auto body = std::find_if(layout.bodies.begin(), layout.bodies.end(),
+                           [&](const BodyColumns& b) { return b.name == name; });
+  if (body == layout.bodies.end()) {
+    layout.bodies.push_back({name, {-1, -1, -1}, {-1, -1, -1, -1}, column});
+    body = layout.bodies.end() - 1;
+  }
+  int& target = slot < 3 ? body->position[slot] : body->quaternion[slot - 3];
+  if (target >= 0) {
+    reader.fail(column, "a second column for " + std::string(k_component_names[slot]) +
+                            " of body '" + name + "': " + quote(cell_text));
+  }
+  target = static_cast<int>(index);
+}
 
 void check_complete(const TableLayout& layout, const CsvReader& reader) {
   if (layout.bodies.empty()) {
@@ -139,6 +156,29 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     track.make_continuous();
   }
   return stats;
+}
+
+Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
+                     const PoseConversion& conversion, const LoadOptions& options,
+                     std::string_view text, CaptureInfo info, RowStats& stats) {
+  const TrackSelection selection(options.tracks);
+  std::vector<std::string> names;
+  for (const BodyColumns& body : layout.bodies) {
+    names.push_back(body.name);
+  }
+  selection.check_found(names, reader.source());
+  std::vector<Track> tracks;
+  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  stats = read_body_rows(reader, layout, decimal_comma, conversion, selection, rows, tracks);
+  if (stats.frame_jumps > 0) {
+    info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
+                         " time(s), first " + stats.first_jump);
+  }
+  Capture capture(std::move(info));
+  for (Track& track : tracks) {
+    capture.add_track(std::move(track));
+  }
+  return capture;
 }
 
 } // namespace odemocap::detail

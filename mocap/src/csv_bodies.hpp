@@ -34,8 +34,21 @@ struct RowStats {
   std::string first_jump;       ///< e.g. "72838 -> 76400 at line 637"
 };
 
+/// Records that header cell `index` (at byte `column`) holds component `slot` (0..6: x, y, z,
+/// qw, qx, qy, qz) of body `name`, adding the body when new. A second column for the same
+/// component is a LoadError naming `cell_text`.
+void assign_column(TableLayout& layout, const std::string& name, int slot, std::size_t index,
+                   std::size_t column, const std::string& cell_text, const CsvReader& reader);
+
 /// Throws LoadError (at the header line) naming the first body that lacks a column.
 void check_complete(const TableLayout& layout, const CsvReader& reader);
+
+/// Checks that the requested tracks exist, reads every remaining row (read_body_rows) and
+/// returns the capture made of `info` and the tracks; frame jumps become a note. `text` is the
+/// whole input (its line count bounds the rows). `stats` receives what the rows showed.
+Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
+                     const PoseConversion& conversion, const LoadOptions& options,
+                     std::string_view text, CaptureInfo info, RowStats& stats);
 
 /// Reads every remaining row into one track per selected body. Empty or NaN cells make the
 /// body's sample a gap; a cell that is not a number, a missing time, or a pose a Track rejects

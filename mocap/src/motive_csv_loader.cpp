@@ -168,18 +168,8 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::siz
     if (slot < 0) {
       continue; // error columns such as "Mean Marker Error"
     }
-    auto body = std::find_if(layout.bodies.begin(), layout.bodies.end(),
-                             [&](const BodyColumns& b) { return b.name == name; });
-    if (body == layout.bodies.end()) {
-      layout.bodies.push_back({name, {-1, -1, -1}, {-1, -1, -1, -1}, h.columns[i]});
-      body = layout.bodies.end() - 1;
-    }
-    int& index = slot < 3 ? body->position[slot] : body->quaternion[slot - 3];
-    if (index >= 0) {
-      reader.fail(h.columns[i], "a second " + property + " " + axis + " column for rigid body " +
-                                    quote(name));
-    }
-    index = static_cast<int>(i);
+    detail::assign_column(layout, name, slot, i, h.columns[i], property + " " + h.frame_row[i],
+                          reader);
   }
   detail::check_complete(layout, reader);
   return layout;
@@ -211,30 +201,14 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   if (markers > 0) {
     info.notes.push_back(std::to_string(markers) + " marker column(s) skipped (rigid bodies only)");
   }
-  const detail::TrackSelection selection(options.tracks);
-  std::vector<std::string> names;
-  for (const BodyColumns& body : layout.bodies) {
-    names.push_back(body.name);
-  }
-  selection.check_found(names, source);
-
-  std::vector<Track> tracks;
-  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  const detail::RowStats stats =
-      detail::read_body_rows(reader, layout, false, conversion, selection, rows, tracks);
+  detail::RowStats stats;
+  Capture capture = detail::read_capture(reader, layout, false, conversion, options, text,
+                                         std::move(info), stats);
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
-      info.notes.push_back("header claims Total Exported Frames " + *claimed + ", the file has " +
-                           std::to_string(stats.rows) + " data rows");
+      capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +
+                                     ", the file has " + std::to_string(stats.rows) + " data rows");
     }
-  }
-  if (stats.frame_jumps > 0) {
-    info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
-                         " time(s), first " + stats.first_jump);
-  }
-  Capture capture(std::move(info));
-  for (Track& track : tracks) {
-    capture.add_track(std::move(track));
   }
   return capture;
 }

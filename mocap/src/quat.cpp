@@ -1,4 +1,5 @@
 #include "checks.hpp"
+#include "rates.hpp"
 
 #include <odemocap/error.hpp>
 #include <odemocap/quat.hpp>
@@ -176,13 +177,20 @@ Quat slerp(const Quat& q0, const Quat& q1, double t) {
   }
   const double c = dot(q0, q1s);
   const Quat perp = q1s - q0 * c;
-  const double s = norm(perp);
-  if (s < 1e-12) {
-    return nlerp(q0, q1s, t);
+  const double s2 = dot(perp, perp);
+  // Rotate q0 towards the unit vector perp/s in the plane of q0 and q1 by t * theta:
+  // q0 cos(t theta) + perp sin(t theta) / s.
+  if (s2 < detail::k_series_limit * detail::k_series_limit) {
+    // Consecutive samples are close: theta = s * (theta / s) from the series, then
+    // sin(t theta) / s = t (theta / s) sinc(t theta); no atan2, sin or cos (and no division
+    // by a vanishing s).
+    const double theta_over_s = detail::theta_over_sin(s2, c);
+    const double x2 = t * t * theta_over_s * theta_over_s * s2; // (t theta)^2
+    // Unit to rounding: q0 is unit and perp is orthogonal to it, with |perp| = sin(theta).
+    return q0 * detail::small_cos(x2) + perp * (t * theta_over_s * detail::small_sinc(x2));
   }
-  // Rotate q0 towards the unit vector perp/s in the plane of q0 and q1 by t * theta.
-  const double theta = std::atan2(s, c);
-  const double a = t * theta;
+  const double s = std::sqrt(s2);
+  const double a = t * std::atan2(s, c);
   return normalized(q0 * std::cos(a) + perp * (std::sin(a) / s));
 }
 

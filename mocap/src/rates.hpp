@@ -41,6 +41,22 @@ inline double theta_over_sin(double s2, double c) {
   return theta_over_sin_wide(s2, c);
 }
 
+/// sin(x) / x and cos(x) for |x| <= 1/4 from their Taylor series to x^12 (first omitted
+/// terms below 1e-17 relative), in x2 = x^2, by Estrin's scheme: no call into libm and a
+/// dependency chain of three multiply-adds.
+inline double small_sinc(double x2) {
+  constexpr double c1 = -1.0 / 6, c2 = 1.0 / 120, c3 = -1.0 / 5040, c4 = 1.0 / 362880,
+                   c5 = -1.0 / 39916800, c6 = 1.0 / 6227020800;
+  const double x4 = x2 * x2;
+  return ((1.0 + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+}
+inline double small_cos(double x2) {
+  constexpr double c1 = -1.0 / 2, c2 = 1.0 / 24, c3 = -1.0 / 720, c4 = 1.0 / 40320,
+                   c5 = -1.0 / 3628800, c6 = 1.0 / 479001600;
+  const double x4 = x2 * x2;
+  return ((1.0 + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+}
+
 /// Derivative of Slerp(q0, q1) at t = 0 as a world angular velocity (rad/s).
 /// omega = 2 vec(dq/dt conj(q0)) with dq/dt = theta/sin(theta) (q1 - cos(theta) q0) / dt;
 /// vec(q0 conj(q0)) = 0, so this is 2 theta/sin(theta) vec(q1 conj(q0)) / dt, where

@@ -85,19 +85,7 @@ detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
       }
       continue;
     }
-    const std::string body_name = name.substr(0, sep);
-    auto body = std::find_if(layout.bodies.begin(), layout.bodies.end(),
-                             [&](const BodyColumns& b) { return b.name == body_name; });
-    if (body == layout.bodies.end()) {
-      layout.bodies.push_back({body_name, {-1, -1, -1}, {-1, -1, -1, -1}, cells[i].column});
-      body = layout.bodies.end() - 1;
-    }
-    int& index = slot < 3 ? body->position[slot] : body->quaternion[slot - 3];
-    if (index >= 0) {
-      reader.fail(cells[i].column, "a second column for the same value of body '" + body_name +
-                                       "': " + detail::quote(name));
-    }
-    index = static_cast<int>(i);
+    detail::assign_column(layout, name.substr(0, sep), slot, i, cells[i].column, name, reader);
   }
   if (layout.time_column < 0) {
     if (layout.frame_column < 0) {
@@ -132,28 +120,12 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
     info.notes.push_back(std::to_string(ignored.size()) + " column(s) not read, first " +
                          detail::quote(ignored.front()));
   }
-  const detail::TrackSelection selection(options.tracks);
-  std::vector<std::string> names;
-  for (const BodyColumns& body : layout.bodies) {
-    names.push_back(body.name);
-  }
-  selection.check_found(names, source);
-
-  std::vector<Track> tracks;
-  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  const detail::RowStats stats =
-      detail::read_body_rows(reader, layout, delimiter != ',', conversion, selection, rows, tracks);
-  if (layout.frame_column >= 0 && stats.frame_jumps > 0) {
-    info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
-                         " time(s), first " + stats.first_jump);
-  }
-  if (!tracks.empty() && tracks.front().size() > 1) {
-    const Track& t = tracks.front();
-    info.frame_rate = static_cast<double>(t.size() - 1) / (t.end_time() - t.start_time());
-  }
-  Capture capture(std::move(info));
-  for (Track& track : tracks) {
-    capture.add_track(std::move(track));
+  detail::RowStats stats;
+  Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
+                                         text, std::move(info), stats);
+  if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
+    const Track& t = capture.tracks().front();
+    capture.info().frame_rate = static_cast<double>(t.size() - 1) / (t.end_time() - t.start_time());
   }
   return capture;
 }

@@ -56,8 +56,12 @@ void Track::reserve(std::size_t n) {
 }
 
 void Track::check_time(double time) const {
+  const bool plausible = std::fabs(time) <= k_max_abs_time;
+  if (plausible && (times_.empty() || time - times_.back() >= k_min_interval)) {
+    return; // the common case builds no message
+  }
   const std::string where = "track '" + name_ + "', sample " + std::to_string(times_.size());
-  if (!(std::fabs(time) <= k_max_abs_time)) {
+  if (!plausible) {
     throw MocapError(where + ": time " + detail::describe(time) +
                      " s is not finite or beyond +-1e9 s");
   }
@@ -89,6 +93,9 @@ void Track::append(double time, const Pose& pose) {
          "; expected a unit quaternion (tolerance 1e-3)");
   }
   valid_index_.push_back(times_.size());
+  if (valid_index_.size() > 1) {
+    index_scale_ = static_cast<double>(valid_index_.size() - 1) / (time - times_[valid_index_[0]]);
+  }
   times_.push_back(time);
   positions_.push_back(pose.p);
   orientations_.push_back(pose.q * (1.0 / length));
@@ -122,8 +129,7 @@ std::size_t Track::interval_index(double t) const {
   const std::size_t last = valid_index_.size() - 1;
   const auto valid_time = [this](std::size_t k) { return times_[valid_index_[k]]; };
   const double t0 = valid_time(0);
-  const double span = valid_time(last) - t0;
-  double guess = (t - t0) / span * static_cast<double>(last);
+  double guess = (t - t0) * index_scale_; // index_scale_ = last / span, kept by append()
   guess = std::clamp(guess, 0.0, static_cast<double>(last - 1));
   std::size_t k = static_cast<std::size_t>(guess);
   for (int step = 0; step < 4; ++step) {
@@ -148,7 +154,7 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   if (valid_index_.empty()) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
-  if (out_of_range == OutOfRange::Loop) {
+  if (out_of_range == OutOfRange::Loop && (t < times_.front() || t >= times_.back())) {
     const double start = times_.front();
     const double period = times_.back() - start;
     if (period > 0.0) {

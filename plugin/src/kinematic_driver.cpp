@@ -76,6 +76,10 @@ KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& trac
   b.body = body;
   b.track = track;
   b.options = options;
+  const Quat identity;
+  b.identity_offset = norm(options.offset.p) == 0.0 && dot(options.offset.q, identity) == 1.0;
+  b.max_linear_speed2 = options.max_linear_speed * options.max_linear_speed;
+  b.max_angular_speed2 = options.max_angular_speed * options.max_angular_speed;
   bindings_.push_back(std::move(b));
   return bindings_.size() - 1;
 }
@@ -105,7 +109,8 @@ Pose KinematicDriver::target(BindingId id, double t) const { return target_of(bi
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
   const double track_time = b.options.time_offset + b.options.playback_rate * t;
   const OutOfRange range = b.options.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
-  return compose(b.track.sample(track_time, b.options.interp, range), b.options.offset);
+  const Pose pose = b.track.sample(track_time, b.options.interp, range);
+  return b.identity_offset ? pose : compose(pose, b.options.offset);
 }
 
 void KinematicDriver::restart() {
@@ -159,20 +164,27 @@ void KinematicDriver::drive(Binding& b, double h) {
     return;
   }
   const Pose now = body_pose(b.body);
-  const Vec3 v = linear_velocity(now.p, goal.p, h);
+  // Positions are finite and bounded (ODE's, and the track's plausibility limits), so the
+  // checks of linear_velocity() are not needed here: one multiplication by 1/h.
+  const Vec3 v = (goal.p - now.p) * (1.0 / h);
   const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity(now.q, goal.q, h)
                                               : angular_velocity_linear_approx(now.q, goal.q, h);
-  const double speed = norm(v);
-  const double spin = norm(w);
-  if (speed > b.options.max_linear_speed || spin > b.options.max_angular_speed) {
+  const double speed2 = dot(v, v);
+  const double spin2 = dot(w, w);
+  if (speed2 > b.max_linear_speed2 || spin2 > b.max_angular_speed2) {
     set_body_pose(b.body, goal); // a discontinuity in the data: no absurd velocity
     set_velocities(b.body, {}, {});
     ++b.stats.teleports;
     return;
   }
-  b.stats.max_linear_speed = std::fmax(b.stats.max_linear_speed, speed);
-  b.stats.max_angular_speed = std::fmax(b.stats.max_angular_speed, spin);
   set_velocities(b.body, v, w);
+  // Square roots only when a maximum grows, which is rare after the first steps.
+  if (speed2 > b.stats.max_linear_speed * b.stats.max_linear_speed) {
+    b.stats.max_linear_speed = std::sqrt(speed2);
+  }
+  if (spin2 > b.stats.max_angular_speed * b.stats.max_angular_speed) {
+    b.stats.max_angular_speed = std::sqrt(spin2);
+  }
 }
 
 } // namespace odemocap

@@ -61,7 +61,17 @@ void floor_from_chars(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
+/// Text to hierarchy and raw channels: the parsing the floor is compared with.
 void bvh_parse(benchmark::State& state) {
+  const std::string& text = cmu_text();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(parse_bvh_skeleton(text, "131_03.bvh"));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
+/// The whole load: parsing, forward kinematics, tracks, continuity pass.
+void bvh_load(benchmark::State& state) {
   const std::string& text = cmu_text();
   for (auto _ : state) {
     benchmark::DoNotOptimize(parse_bvh(text, "131_03.bvh"));
@@ -98,6 +108,7 @@ void bvh_forward_kinematics(benchmark::State& state) {
 
 BENCHMARK_TEMPLATE(floor_from_chars, cmu_text, ' ')->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_parse)->Unit(benchmark::kMillisecond);
+BENCHMARK(bvh_load)->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_forward_kinematics)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(floor_from_chars, motive_text, ',')->Unit(benchmark::kMillisecond);
 BENCHMARK(motive_parse)->Unit(benchmark::kMillisecond);

@@ -177,6 +177,21 @@ TEST(Quat, SlerpMovesAtConstantRateAlongTheShorterArc) {
   }
 }
 
+TEST(Quat, SlerpSeriesBranchMatchesTheTrigonometricFormula) {
+  // Below a 4-sphere angle of asin(1/4) slerp uses series; compare with cos/sin of atan2.
+  Random rnd(77);
+  for (int n = 0; n < 20000; ++n) {
+    const Quat q0 = rnd.rotation();
+    const double angle = std::exp(rnd.uniform(std::log(1e-9), std::log(0.55)));
+    const Quat q1 = from_axis_angle(rnd.unit_vector(), angle) * q0;
+    const double t = rnd.uniform(0, 1);
+    const Quat perp = q1 - q0 * dot(q0, q1);
+    const double s = norm(perp), theta = std::atan2(s, dot(q0, q1));
+    const Quat expected = q0 * std::cos(t * theta) + perp * (std::sin(t * theta) / s);
+    ASSERT_TRUE(same_rotation(slerp(q0, q1, t), expected, 5e-16)) << angle;
+  }
+}
+
 TEST(Quat, NlerpHitsTheEndsButNotConstantRate) {
   const Quat q0{};
   const Quat q1 = from_axis_angle({0, 0, 1}, 2.0);

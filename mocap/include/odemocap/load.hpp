@@ -3,6 +3,7 @@
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
+#include <odemocap/skeleton.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -79,6 +80,9 @@ Format detect_format(std::string_view text, std::string_view source);
 
 /// Per-format entry points on text in memory (tests and fuzzers use them directly).
 Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options = {});
+/// The BVH hierarchy and raw channels only, without forward kinematics (parse_bvh is this
+/// followed by forward_kinematics for every frame). Throws LoadError.
+Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source);
 Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
                              const LoadOptions& options = {});
 Capture parse_motive_csv(std::string_view text, std::string_view source,

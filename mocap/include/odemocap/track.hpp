@@ -93,6 +93,8 @@ private:
   std::vector<std::uint8_t> valid_;
   /// Indices of the valid samples, ascending; interpolation runs over these.
   std::vector<std::size_t> valid_index_;
+  /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
+  double index_scale_ = 0.0;
 };
 
 } // namespace odemocap

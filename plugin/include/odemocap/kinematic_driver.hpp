@@ -104,6 +104,9 @@ private:
     BindingStats stats;
     bool active = true;
     bool placed = false; ///< put on its first pose by a prestep
+    bool identity_offset = true;
+    double max_linear_speed2 = 0.0;  ///< squared limits: no square root per step
+    double max_angular_speed2 = 0.0;
   };
 
   const Binding& binding(BindingId id, const char* function) const;
