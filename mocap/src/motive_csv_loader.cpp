@@ -180,14 +180,18 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::siz
 Capture parse_motive_csv(std::string_view text, std::string_view source,
                          const LoadOptions& options) {
   detail::check_options(options, source);
-  CsvReader reader(text, source, ',');
+  // Motive writes ','; a spreadsheet in many locales re-saves with ';' and decimal commas.
+  const char delimiter = detail::detect_delimiter(detail::first_line(text));
+  CsvReader reader(text, source, delimiter);
   const Metadata metadata = read_metadata(reader);
   CaptureInfo info;
   info.source = std::string(source);
   info.format = "motive-csv";
   if (const std::string* rate = metadata.find("Export Frame Rate")) {
     double value = 0.0;
-    if (detail::parse_double(*rate, value) && value > 0.0) {
+    std::string rate_text = *rate; // "120,000000" after a re-save with decimal commas
+    std::replace(rate_text.begin(), rate_text.end(), ',', '.');
+    if (detail::parse_double(rate_text, value) && value > 0.0) {
       info.frame_rate = value;
     }
   }
@@ -202,8 +206,8 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
     info.notes.push_back(std::to_string(markers) + " marker column(s) skipped (rigid bodies only)");
   }
   detail::RowStats stats;
-  Capture capture = detail::read_capture(reader, layout, false, conversion, options, text,
-                                         std::move(info), stats);
+  Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
+                                         text, std::move(info), stats);
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
       capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +

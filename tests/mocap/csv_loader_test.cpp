@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 namespace odemocap {
 namespace {
@@ -149,6 +151,28 @@ TEST(MotiveCsv, EulerRotationTypeIsRejectedWithAClearMessage) {
   EXPECT_EQ(e.line(), 1u);
   EXPECT_EQ(e.column(), 47u); // the value "XYZ"
   EXPECT_NE(e.message().find("Rotation Type 'XYZ' is not supported"), std::string::npos) << e.what();
+}
+
+TEST(MotiveCsv, ASpreadsheetResaveWithSemicolonsAndDecimalCommasStillLoads) {
+  const std::string path = test::shared_data("optitrack-hmv-s16/sample_optitrack_take.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // What a spreadsheet in a decimal-comma locale writes: ';' between cells, ',' in numbers.
+  for (char& c : text) {
+    c = c == ',' ? ';' : c == '.' ? ',' : c;
+  }
+  const Capture resaved = load_capture_from_memory(text, "resaved.csv");
+  const Capture original = load_capture(path);
+  EXPECT_EQ(resaved.info().frame_rate, 120.0);
+  const Track& a = resaved.track("Rigid Body 1");
+  const Track& b = original.track("Rigid Body 1");
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a.time(i), b.time(i));
+    ASSERT_TRUE(near_vec(a.position(i), b.position(i), 0));
+    ASSERT_TRUE(same_rotation(a.orientation(i), b.orientation(i), 0));
+  }
 }
 
 TEST(MotiveCsv, MillimetresBecomeMetresAndYUpCanBecomeZUp) {
