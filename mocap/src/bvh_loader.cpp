@@ -207,7 +207,8 @@ void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
 std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
                                       std::size_t text_size) {
   scanner.skip_blank();
-  std::size_t line = scanner.line(), column = scanner.column();
+  const std::size_t frames_line = scanner.line();
+  std::size_t line = frames_line, column = scanner.column();
   std::string_view word = scanner.word();
   if (word == "Frames") {
     expect_word(scanner, ":", "after 'Frames'");
@@ -237,7 +238,7 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   const std::size_t remaining = text_size - scanner.offset();
   const std::size_t per_row = skeleton.channel_count == 0 ? 1 : 2 * skeleton.channel_count;
   if (skeleton.frame_count > (remaining + 1) / per_row) {
-    scanner.fail_at(line - 1, 1,
+    scanner.fail_at(frames_line, 1,
                     "Frames: " + std::to_string(skeleton.frame_count) + " claims rows of " +
                         std::to_string(skeleton.channel_count) + " values, but only " +
                         std::to_string(remaining) +

@@ -85,7 +85,8 @@ KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& trac
 }
 
 void KinematicDriver::unbind(BindingId id) {
-  Binding& b = bindings_[(binding(id, "unbind"), id)];
+  binding(id, "unbind"); // throws for an unknown id
+  Binding& b = bindings_[id];
   if (b.active && !b.stats.released) {
     set_velocities(b.body, {}, {});
   }

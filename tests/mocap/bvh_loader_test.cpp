@@ -169,8 +169,9 @@ TEST(BvhLoader, ErrorsNameLineColumnAndWhatToFix) {
   EXPECT_NE(short_row.message().find("expected 2 values (the CHANNELS total), found 1"),
             std::string::npos)
       << short_row.what();
-  const LoadError huge = error(head + "Frames: 999999999999\nFrame Time: 0.1\n1 2\n");
+  const LoadError huge = error(head + "Frames: 999999999999\n\nFrame Time: 0.1\n1 2\n");
   EXPECT_NE(huge.message().find("claims"), std::string::npos) << huge.what();
+  EXPECT_EQ(huge.line(), 12u); // the Frames line, even with a blank line after it
   const LoadError early = error(head + "Frames: 3\nFrame Time: 0.1\n1.00 2.00\n3.00 4.00\n");
   EXPECT_NE(early.message().find("ends after 2 of the 3 frames"), std::string::npos) << early.what();
   const LoadError nan = error(head + "Frames: 1\nFrame Time: 0.1\n1 nan\n");
