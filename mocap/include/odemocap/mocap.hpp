@@ -10,5 +10,6 @@
 #include <odemocap/quat.hpp>
 #include <odemocap/skeleton.hpp>
 #include <odemocap/track.hpp>
+#include <odemocap/validate.hpp>
 #include <odemocap/vec3.hpp>
 #include <odemocap/velocity.hpp>

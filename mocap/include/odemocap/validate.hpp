@@ -1,0 +1,51 @@
+#pragma once
+/// Capture validation: what is wrong or suspicious in a loaded capture, where, and how much.
+
+#include <odemocap/capture.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace odemocap {
+
+enum class Severity { Info, Warning, Error };
+
+/// One finding: which check, which track (empty for the whole file), which samples
+/// (first..last, inclusive, sample indices of the track), the measured value and a sentence.
+struct Finding {
+  std::string check;
+  Severity severity = Severity::Warning;
+  std::string track;
+  std::size_t first = 0;
+  std::size_t last = 0;
+  double value = 0.0;
+  std::string message;
+};
+
+/// Thresholds, in the capture's stored units (positions scaled by LoadOptions::length_scale).
+struct ValidateOptions {
+  /// Angular speed (rad/s) between consecutive samples above which a spike is reported; 40
+  /// rad/s is beyond human motion.
+  double max_angular_speed = 40.0;
+  /// Linear speed (length units/s) above which a spike is reported (teleports, marker swaps).
+  double max_linear_speed = 10.0;
+  /// Linear acceleration (length units/s^2) above which a spike is reported.
+  double max_linear_acceleration = 400.0;
+  /// An interval this many times the median interval or longer means dropped frames.
+  double dropped_frame_factor = 1.5;
+  /// Intervals off the median by more than this fraction (and shorter than a dropped frame)
+  /// are irregular sampling.
+  double irregular_tolerance = 0.1;
+  /// Runs of more than this many identical consecutive samples are frozen stretches.
+  std::size_t max_frozen_samples = 10;
+  /// Bone offsets (BVH) longer than this (length units) are absurd.
+  double max_bone_length = 10.0;
+};
+
+/// Runs every check on `capture`; findings are ordered by track, then sample.
+std::vector<Finding> validate_capture(const Capture& capture, const ValidateOptions& options = {});
+
+const char* to_string(Severity severity);
+
+} // namespace odemocap

@@ -1,0 +1,205 @@
+#include "checks.hpp"
+#include "rates.hpp"
+
+#include <odemocap/validate.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+std::string text(double v) { return detail::describe(std::round(v * 1000.0) / 1000.0); }
+
+class Checker {
+public:
+  Checker(const ValidateOptions& options, std::vector<Finding>& out) : o_(options), out_(out) {}
+
+  void track(const Track& t) {
+    t_ = &t;
+    gaps();
+    if (t.valid_count() < 2) {
+      return;
+    }
+    sampling();
+    motion();
+    frozen();
+  }
+
+  void skeleton(const Skeleton& s, double scale) {
+    for (std::size_t j = 0; j < s.joints.size(); ++j) {
+      const Joint& joint = s.joints[j];
+      const double length = norm(joint.offset) * scale;
+      if (joint.parent >= 0 && !joint.end_site && length == 0.0) {
+        add("zero-bone", Severity::Info, joint.name, 0, 0, 0.0,
+            "joint '" + joint.name + "' sits on its parent (zero OFFSET)");
+      } else if (length > o_.max_bone_length) {
+        add("absurd-bone", Severity::Warning, joint.name, 0, 0, length,
+            "joint '" + joint.name + "' is " + text(length) + " from its parent (limit " +
+                text(o_.max_bone_length) + ")");
+      }
+    }
+  }
+
+private:
+  /// Records a finding; one that continues the previous finding of the same check on the same
+  /// track (overlapping or adjacent samples) extends it instead, keeping the peak value.
+  void add(const char* check, Severity severity, const std::string& track, std::size_t first,
+           std::size_t last, double value, const std::string& message) {
+    if (!out_.empty()) {
+      Finding& previous = out_.back();
+      if (previous.check == check && previous.track == track && first <= previous.last + 1 &&
+          first >= previous.first) {
+        previous.last = std::max(previous.last, last);
+        if (value > previous.value) {
+          previous.value = value;
+          previous.message = message;
+        }
+        return;
+      }
+    }
+    out_.push_back({check, severity, track, first, last, value, message});
+  }
+  void add(const char* check, Severity severity, std::size_t first, std::size_t last, double value,
+           const std::string& message) {
+    add(check, severity, t_->name(), first, last, value, message);
+  }
+
+  void gaps() {
+    const Track& t = *t_;
+    for (std::size_t i = 0; i < t.size();) {
+      if (t.valid(i)) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j + 1 < t.size() && !t.valid(j + 1)) {
+        ++j;
+      }
+      const auto length = static_cast<double>(j - i + 1);
+      add("gap", Severity::Warning, i, j, length,
+          text(length) + " sample(s) without a pose (t " + text(t.time(i)) + " to " +
+              text(t.time(j)) + " s)");
+      i = j + 1;
+    }
+  }
+
+  void sampling() {
+    const Track& t = *t_;
+    std::vector<double> intervals;
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      intervals.push_back(t.time(i) - t.time(i - 1));
+    }
+    std::vector<double> sorted = intervals;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    std::size_t irregular = 0, first_irregular = 0;
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      const double ratio = intervals[i] / median;
+      if (ratio >= o_.dropped_frame_factor) {
+        const double missing = std::round(ratio) - 1.0;
+        add("dropped-frames", Severity::Warning, i, i + 1, missing,
+            "about " + text(missing) + " frame(s) missing: " + text(intervals[i]) +
+                " s between samples, " + text(median) + " s usually");
+      } else if (std::fabs(ratio - 1.0) > o_.irregular_tolerance) {
+        first_irregular = irregular++ == 0 ? i : first_irregular;
+      }
+    }
+    if (irregular > 0) {
+      add("irregular-sampling", Severity::Info, first_irregular, first_irregular + 1,
+          static_cast<double>(irregular),
+          text(static_cast<double>(irregular)) + " interval(s) differ from the median " +
+              text(median) + " s by more than " + text(100 * o_.irregular_tolerance) + "%");
+    }
+  }
+
+  /// Speeds and accelerations between consecutive valid samples (across a gap the interval
+  /// spans it).
+  void motion() {
+    const Track& t = *t_;
+    const auto& v = t.valid_indices();
+    Vec3 previous_velocity;
+    double previous_dt = 0.0;
+    bool previous_spike = false; // an acceleration next to a speed spike is the same defect
+    for (std::size_t k = 1; k < v.size(); ++k) {
+      const std::size_t a = v[k - 1], b = v[k];
+      const double dt = t.time(b) - t.time(a);
+      const Vec3 velocity = (t.position(b) - t.position(a)) / dt;
+      const double speed = norm(velocity);
+      const double spin = norm(detail::geodesic_rate(t.orientation(a), t.orientation(b), 1.0 / dt));
+      if (spin > o_.max_angular_speed) {
+        add("angular-speed-spike", Severity::Warning, a, b, spin,
+            "turns at " + text(spin) + " rad/s (limit " + text(o_.max_angular_speed) + ")");
+      }
+      const bool spike = speed > o_.max_linear_speed;
+      if (spike) {
+        add("linear-speed-spike", Severity::Warning, a, b, speed,
+            "moves at " + text(speed) + " units/s (limit " + text(o_.max_linear_speed) + ")");
+      } else if (k > 1 && !previous_spike) {
+        const double acceleration = norm(velocity - previous_velocity) / (0.5 * (dt + previous_dt));
+        if (acceleration > o_.max_linear_acceleration) {
+          add("acceleration-spike", Severity::Warning, v[k - 2], b, acceleration,
+              "accelerates at " + text(acceleration) + " units/s^2 (limit " +
+                  text(o_.max_linear_acceleration) + ")");
+        }
+      }
+      previous_velocity = velocity;
+      previous_dt = dt;
+      previous_spike = spike;
+    }
+  }
+
+  void frozen() {
+    const Track& t = *t_;
+    const auto same = [&](std::size_t a, std::size_t b) {
+      const Quat& p = t.orientation(a);
+      const Quat& q = t.orientation(b);
+      return t.valid(a) && t.valid(b) && t.position(a).x == t.position(b).x &&
+             t.position(a).y == t.position(b).y && t.position(a).z == t.position(b).z &&
+             p.w == q.w && p.x == q.x && p.y == q.y && p.z == q.z;
+    };
+    for (std::size_t i = 0; i + 1 < t.size();) {
+      std::size_t j = i;
+      while (j + 1 < t.size() && same(j, j + 1)) {
+        ++j;
+      }
+      if (j - i + 1 > o_.max_frozen_samples) {
+        const auto length = static_cast<double>(j - i + 1);
+        add("frozen", Severity::Warning, i, j, length,
+            text(length) + " identical samples in a row (limit " +
+                text(static_cast<double>(o_.max_frozen_samples)) + ")");
+      }
+      i = j + 1;
+    }
+  }
+
+  const ValidateOptions& o_;
+  std::vector<Finding>& out_;
+  const Track* t_ = nullptr;
+};
+
+} // namespace
+
+std::vector<Finding> validate_capture(const Capture& capture, const ValidateOptions& options) {
+  std::vector<Finding> findings;
+  Checker checker(options, findings);
+  for (const Track& t : capture.tracks()) {
+    checker.track(t);
+  }
+  if (const Skeleton* s = capture.skeleton()) {
+    checker.skeleton(*s, capture.info().length_scale);
+  }
+  return findings;
+}
+
+const char* to_string(Severity severity) {
+  switch (severity) {
+  case Severity::Info: return "info";
+  case Severity::Warning: return "warning";
+  case Severity::Error: return "error";
+  }
+  return "?";
+}
+
+} // namespace odemocap
