@@ -5,11 +5,29 @@
 #include <odemocap/load.hpp>
 #include <odemocap/velocity.hpp>
 
+#include <odemocap/validate.hpp>
+
 #include <string>
+#include <vector>
 
 namespace odemocap::cli {
 
-enum class OutputFormat { Text, Json };
+enum class OutputFormat { Text, Json, JsonLines };
+
+/// What `odemocap validate` was asked to do.
+struct ValidateCommand {
+  std::vector<std::string> paths; ///< files, directories, glob patterns
+  unsigned threads = 1;
+  OutputFormat format = OutputFormat::Text;
+  bool strict = false;            ///< warnings fail too
+  std::size_t shard_index = 0;    ///< this job's shard ...
+  std::size_t shard_count = 1;    ///< ... of this many
+};
+
+/// `odemocap validate PATH...`: loads and checks every file; 0 when nothing fails, 1 when a
+/// file is unreadable or has an error (or, with strict, a warning), 2 when nothing was read.
+int run_validate(const ValidateCommand& command, const LoadOptions& load,
+                 const ValidateOptions& checks);
 
 /// `odemocap info FILE`: tracks, frames, rate, duration, units, ranges, top speeds.
 int run_info(const std::string& path, const LoadOptions& load, OutputFormat format);

@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <map>
+#include <sstream>
+#include <thread>
 
 int main(int argc, char** argv) {
   using namespace odemocap;
@@ -45,6 +48,38 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"geodesic", "linear"}));
   add_load_options(velocities);
 
+  cli::ValidateCommand validate_command;
+  validate_command.threads = std::max(1u, std::thread::hardware_concurrency());
+  ValidateOptions checks;
+  std::string validate_format = "text";
+  std::string shard_text;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "check capture files and report what is wrong where (exit 0: nothing fails, "
+                  "1: problems, 2: nothing readable)");
+  validate->add_option("PATH", validate_command.paths,
+                       "files, directories (searched for .bvh and .csv), glob patterns")
+      ->required();
+  validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")
+      ->check(CLI::PositiveNumber);
+  validate->add_option("--format", validate_format, "text, json or jsonl (one object per file)")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
+  validate->add_flag("--strict", validate_command.strict, "warnings fail too");
+  validate->add_option("--shard", shard_text,
+                       "I/N: validate only shard I (0-based) of N, chosen by a hash of each path");
+  validate->add_option("--max-angular-speed", checks.max_angular_speed,
+                       "rad/s between samples (spike above)")->capture_default_str();
+  validate->add_option("--max-linear-speed", checks.max_linear_speed,
+                       "length units/s (spike above; use --scale for metres)")
+      ->capture_default_str();
+  validate->add_option("--max-acceleration", checks.max_linear_acceleration,
+                       "length units/s^2 (spike above)")->capture_default_str();
+  validate->add_option("--max-frozen", checks.max_frozen_samples,
+                       "identical consecutive samples allowed")->capture_default_str();
+  validate->add_option("--max-bone-length", checks.max_bone_length, "BVH offsets (length units)")->capture_default_str();
+  validate->add_option("--dropped-frame-factor", checks.dropped_frame_factor,
+                       "an interval this many times the median means dropped frames")->capture_default_str();
+  add_load_options(validate);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -54,6 +89,25 @@ int main(int argc, char** argv) {
   if (!up.empty()) {
     const char a = static_cast<char>(up[0] | 0x20);
     load.up_axis = a == 'x' ? Axis::X : a == 'y' ? Axis::Y : Axis::Z;
+  }
+  if (validate->parsed()) {
+    if (!shard_text.empty()) {
+      std::size_t index = 0, count = 0;
+      char slash = 0;
+      std::istringstream in(shard_text);
+      if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
+          !in.eof()) {
+        std::fprintf(stderr, "odemocap validate: --shard wants I/N with 0 <= I < N, got '%s'\n",
+                     shard_text.c_str());
+        return 2;
+      }
+      validate_command.shard_index = index;
+      validate_command.shard_count = count;
+    }
+    validate_command.format = validate_format == "json"    ? cli::OutputFormat::Json
+                              : validate_format == "jsonl" ? cli::OutputFormat::JsonLines
+                                                           : cli::OutputFormat::Text;
+    return cli::run_validate(validate_command, load, checks);
   }
   if (info->parsed()) {
     return cli::run_info(path, load,

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -136,6 +138,162 @@ TEST_F(Cli, UsageErrorsAndUnreadableFilesExitWithTwo) {
   EXPECT_EQ(malformed.status, 2);
   EXPECT_NE(malformed.err.find("short_row.bvh:15:4:"), std::string::npos) << malformed.err;
   EXPECT_EQ(run("--help").status, 0);
+}
+
+// ---- validate ----
+
+/// Writes a rigid-body CSV of smooth motion (0.3 m/s, turning at 2 rad/s, 100 Hz, 201 rows);
+/// `edit(i, t, x, angle, valid)` plants a defect.
+void write_capture(const std::filesystem::path& path,
+                   const std::function<void(int, double&, double&, double&, bool&)>& edit) {
+  std::ofstream out(path);
+  out.precision(17);
+  out << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n";
+  for (int i = 0; i <= 200; ++i) {
+    double t = 0.01 * i, x = 0.3 * t, angle = 2.0 * t;
+    bool valid = true;
+    edit(i, t, x, angle, valid);
+    out << t << ',';
+    if (!valid) {
+      out << ",,,,,,\n";
+      continue;
+    }
+    out << x << ",0,1," << std::cos(angle / 2) << ",0,0," << std::sin(angle / 2) << '\n';
+  }
+}
+
+class Validate : public Cli {
+protected:
+  /// A directory with one clean file, five with one defect each and one malformed file.
+  std::filesystem::path batch() {
+    const auto d = dir_ / "batch";
+    std::filesystem::create_directories(d / "nested");
+    write_capture(d / "clean.csv", [](int, double&, double&, double&, bool&) {});
+    write_capture(d / "gap.csv", [](int i, double&, double&, double&, bool& v) { v = i < 40 || i > 44; });
+    write_capture(d / "teleport.csv", [](int i, double&, double& x, double&, bool&) { x += i == 70 ? 1.0 : 0.0; });
+    write_capture(d / "spin.csv", [](int i, double&, double&, double& a, bool&) { a += i == 60 ? 1.5 : 0.0; });
+    write_capture(d / "nested" / "dropped.csv", [](int i, double& t, double& x, double& a, bool&) {
+      if (i >= 100) {
+        t += 0.05;
+        x = 0.3 * t;
+        a = 2.0 * t;
+      }
+    });
+    write_capture(d / "frozen.csv", [](int i, double&, double& x, double& a, bool&) {
+      const double held = i < 20 ? 0.01 * i : i <= 39 ? 0.2 : 0.01 * i - 0.19;
+      x = 0.3 * held;
+      a = 2.0 * held;
+    });
+    std::ofstream(d / "broken.csv") << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n0,1,2,three,1,0,0,0\n";
+    std::ofstream(d / "notes.txt") << "not a capture: directories are searched for .bvh and .csv\n";
+    return d;
+  }
+
+  std::map<std::string, nlohmann::json> by_file(const std::string& jsonl) {
+    std::map<std::string, nlohmann::json> files;
+    std::istringstream lines(jsonl);
+    for (std::string line; std::getline(lines, line);) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      files[std::filesystem::path(j["file"].get<std::string>()).filename().string()] = j;
+    }
+    return files;
+  }
+};
+
+TEST_F(Validate, EachPlantedDefectIsFoundAtItsFrameAndNothingElse) {
+  const Outcome r = run("validate --format jsonl -j 2 '" + batch().string() + "'");
+  EXPECT_EQ(r.status, 1) << r.err; // the malformed file fails the batch
+  const auto files = by_file(r.out);
+  ASSERT_EQ(files.size(), 7u) << r.out;
+  EXPECT_EQ(files.at("clean.csv")["status"], "clean");
+  const auto only = [&](const char* file, const char* check, std::size_t first, std::size_t last) {
+    const nlohmann::json& findings = files.at(file)["findings"];
+    ASSERT_EQ(findings.size(), 1u) << file << ": " << findings.dump();
+    EXPECT_EQ(findings[0]["check"], check) << file;
+    EXPECT_EQ(findings[0]["track"], "b") << file;
+    EXPECT_EQ(findings[0]["first"], first) << file;
+    EXPECT_EQ(findings[0]["last"], last) << file;
+  };
+  only("gap.csv", "gap", 40, 44);
+  only("teleport.csv", "linear-speed-spike", 69, 71);
+  only("spin.csv", "angular-speed-spike", 59, 61);
+  only("dropped.csv", "dropped-frames", 99, 100);
+  only("frozen.csv", "frozen", 20, 39);
+  const nlohmann::json& broken = files.at("broken.csv");
+  EXPECT_EQ(broken["status"], "unreadable");
+  EXPECT_EQ(broken["findings"][0]["check"], "parse-error");
+  EXPECT_EQ(broken["findings"][0]["line"], 2);
+  EXPECT_EQ(broken["findings"][0]["column"], 7);
+}
+
+TEST_F(Validate, JsonReportFollowsTheDocumentedSchema) {
+  const Outcome r = run("validate --format json '" + batch().string() + "'");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["files"].is_array());
+  for (const nlohmann::json& f : j["files"]) {
+    EXPECT_TRUE(f["file"].is_string());
+    EXPECT_TRUE(f["format"].is_string());
+    EXPECT_TRUE(f["bytes"].is_number_unsigned());
+    EXPECT_TRUE(f["status"] == "clean" || f["status"] == "findings" || f["status"] == "unreadable");
+    for (const nlohmann::json& x : f["findings"]) {
+      EXPECT_TRUE(x["check"].is_string());
+      EXPECT_TRUE(x["severity"] == "info" || x["severity"] == "warning" || x["severity"] == "error");
+      EXPECT_TRUE(x["track"].is_string());
+      EXPECT_TRUE(x["first"].is_number_unsigned());
+      EXPECT_TRUE(x["last"].is_number_unsigned());
+      EXPECT_TRUE(x["value"].is_number());
+      EXPECT_TRUE(x["message"].is_string());
+      EXPECT_EQ(x.contains("line"), x["check"] == "parse-error");
+    }
+  }
+  EXPECT_EQ(j["summary"]["files"], 7);
+  EXPECT_EQ(j["summary"]["readable"], 6);
+  EXPECT_EQ(j["summary"]["clean"], 1);
+  EXPECT_EQ(j["summary"]["failing"], 1);
+}
+
+TEST_F(Validate, WarningsFailOnlyWhenStrict) {
+  const auto d = dir_ / "warnings";
+  std::filesystem::create_directories(d);
+  write_capture(d / "gap.csv", [](int i, double&, double&, double&, bool& v) { v = i != 10; });
+  EXPECT_EQ(run("validate '" + d.string() + "'").status, 0);
+  EXPECT_EQ(run("validate --strict '" + d.string() + "'").status, 1);
+}
+
+TEST_F(Validate, ShardsSplitTheBatchAndTheOutputDoesNotDependOnThreads) {
+  const std::string d = batch().string();
+  const std::string one = run("validate --format jsonl -j 1 '" + d + "'").out;
+  EXPECT_EQ(run("validate --format jsonl -j 2 '" + d + "'").out, one);
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 3; ++i) {
+    for (const auto& [file, report] : by_file(run("validate --format jsonl --shard " +
+                                                  std::to_string(i) + "/3 '" + d + "'").out)) {
+      ++seen[file];
+    }
+  }
+  EXPECT_EQ(seen.size(), 7u);
+  for (const auto& [file, count] : seen) {
+    EXPECT_EQ(count, 1) << file; // every file in exactly one shard
+  }
+  EXPECT_EQ(run("validate --shard 3/3 '" + d + "'").status, 2);
+}
+
+TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {
+  const Outcome real = run("validate --format jsonl --scale 0.05644 '" +
+                           odemocap::test::repo_data("cmu") + "/*.bvh'");
+  EXPECT_EQ(real.status, 0) << real.err;
+  for (const auto& [file, report] : by_file(real.out)) {
+    for (const nlohmann::json& x : report["findings"]) {
+      EXPECT_NE(x["check"], "linear-speed-spike") << file; // a walk and a hop, in metres
+    }
+  }
+  EXPECT_EQ(by_file(real.out).size(), 2u);
+  const auto empty = dir_ / "empty";
+  std::filesystem::create_directories(empty);
+  const Outcome none = run("validate '" + empty.string() + "'");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no capture files found"), std::string::npos);
+  EXPECT_EQ(run("validate '" + odemocap::test::test_data("malformed") + "'").status, 2);
 }
 
 } // namespace
