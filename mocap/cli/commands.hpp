@@ -24,6 +24,18 @@ struct ValidateCommand {
   std::size_t shard_count = 1;    ///< ... of this many
 };
 
+/// What `odemocap convert` was asked to do.
+struct ConvertCommand {
+  std::string input;
+  std::string output;
+  std::size_t fill_gaps = 0; ///< fill gaps of up to this many samples (0: none)
+  double rate = 0.0;         ///< resample to this rate in Hz (0: keep the samples)
+  Interp interp = Interp::Linear;
+};
+
+/// `odemocap convert IN -o OUT`: to rigid-body CSV, with optional repairs.
+int run_convert(const ConvertCommand& command, const LoadOptions& load);
+
 /// `odemocap validate PATH...`: loads and checks every file; 0 when nothing fails, 1 when a
 /// file is unreadable or has an error (or, with strict, a warning), 2 when nothing was read.
 int run_validate(const ValidateCommand& command, const LoadOptions& load,

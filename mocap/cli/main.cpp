@@ -80,6 +80,22 @@ int main(int argc, char** argv) {
                        "an interval this many times the median means dropped frames")->capture_default_str();
   add_load_options(validate);
 
+  cli::ConvertCommand convert_command;
+  bool cubic = false;
+  CLI::App* convert = app.add_subcommand(
+      "convert", "write a capture as rigid-body CSV (readable by every odemocap loader), "
+                 "optionally repaired");
+  convert->add_option("IN", convert_command.input, "capture file")->required();
+  convert->add_option("-o,--output", convert_command.output, "CSV file to write")->required();
+  convert->add_flag("--renormalize", load.renormalize,
+                    "scale quaternions to unit length instead of refusing those that are not");
+  convert->add_option("--fill-gaps", convert_command.fill_gaps,
+                      "fill gaps of up to N samples by interpolation (slerp and lerp)");
+  convert->add_option("--resample", convert_command.rate, "resample to this rate (Hz)")
+      ->check(CLI::PositiveNumber);
+  convert->add_flag("--cubic", cubic, "cubic instead of linear interpolation for the repairs");
+  add_load_options(convert);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -108,6 +124,10 @@ int main(int argc, char** argv) {
                               : validate_format == "jsonl" ? cli::OutputFormat::JsonLines
                                                            : cli::OutputFormat::Text;
     return cli::run_validate(validate_command, load, checks);
+  }
+  if (convert->parsed()) {
+    convert_command.interp = cubic ? Interp::Cubic : Interp::Linear;
+    return cli::run_convert(convert_command, load);
   }
   if (info->parsed()) {
     return cli::run_info(path, load,

@@ -62,8 +62,9 @@ void check_complete(const TableLayout& layout, const CsvReader& reader) {
 }
 
 RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
-                        const PoseConversion& conversion, const TrackSelection& selection,
-                        std::size_t expected_rows, std::vector<Track>& tracks) {
+                        bool renormalize, const PoseConversion& conversion,
+                        const TrackSelection& selection, std::size_t expected_rows,
+                        std::vector<Track>& tracks) {
   std::vector<const BodyColumns*> selected;
   for (const BodyColumns& body : layout.bodies) {
     if (selection.keep(body.name)) {
@@ -134,7 +135,15 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
         gap = gap || kind != CellKind::Number;
       }
       const double length = std::sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
-      if (!gap && !(std::fabs(length - 1.0) <= Track::k_unit_tolerance)) {
+      if (!gap && renormalize && length > 1e-12 && std::fabs(length - 1.0) > 1e-12) {
+        for (int c = 3; c < 7; ++c) {
+          v[c] /= length;
+        }
+        ++stats.renormalized;
+        if (std::fabs(length - 1.0) > std::fabs(stats.worst_length - 1.0)) {
+          stats.worst_length = length;
+        }
+      } else if (!gap && !(std::fabs(length - 1.0) <= Track::k_unit_tolerance)) {
         cell_number(cells, body.quaternion[0], decimal_comma, v[3], column);
         reader.fail(column, "body '" + body.name + "': the quaternion has length " +
                                 describe(length) + "; expected unit length (tolerance 1e-3)");
@@ -169,7 +178,13 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
   selection.check_found(names, reader.source());
   std::vector<Track> tracks;
   const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  stats = read_body_rows(reader, layout, decimal_comma, conversion, selection, rows, tracks);
+  stats = read_body_rows(reader, layout, decimal_comma, options.renormalize, conversion, selection,
+                         rows, tracks);
+  if (stats.renormalized > 0) {
+    info.notes.push_back(std::to_string(stats.renormalized) +
+                         " quaternion(s) renormalised, the furthest from unit length " +
+                         describe(stats.worst_length));
+  }
   if (stats.frame_jumps > 0) {
     info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
                          " time(s), first " + stats.first_jump);

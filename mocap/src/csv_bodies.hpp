@@ -31,6 +31,8 @@ struct TableLayout {
 struct RowStats {
   std::size_t rows = 0;
   std::size_t frame_jumps = 0;  ///< frame numbers that do not follow the previous one
+  std::size_t renormalized = 0; ///< quaternions scaled to unit length (LoadOptions::renormalize)
+  double worst_length = 1.0;    ///< the length furthest from 1 among those
   std::string first_jump;       ///< e.g. "72838 -> 76400 at line 637"
 };
 
@@ -54,7 +56,8 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
 /// body's sample a gap; a cell that is not a number, a missing time, or a pose a Track rejects
 /// is a LoadError at its line and column.
 RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
-                        const PoseConversion& conversion, const TrackSelection& selection,
-                        std::size_t expected_rows, std::vector<Track>& tracks);
+                        bool renormalize, const PoseConversion& conversion,
+                        const TrackSelection& selection, std::size_t expected_rows,
+                        std::vector<Track>& tracks);
 
 } // namespace odemocap::detail

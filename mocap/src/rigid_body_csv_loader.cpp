@@ -124,8 +124,15 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
                                          text, std::move(info), stats);
   if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
-    const Track& t = capture.tracks().front();
-    capture.info().frame_rate = static_cast<double>(t.size() - 1) / (t.end_time() - t.start_time());
+    // The nominal rate is that of the median interval: dropped frames and excerpts leave it be.
+    const auto& times = capture.tracks().front().times();
+    std::vector<double> intervals(times.size() - 1);
+    for (std::size_t i = 1; i < times.size(); ++i) {
+      intervals[i - 1] = times[i] - times[i - 1];
+    }
+    const auto middle = intervals.begin() + static_cast<long>(intervals.size() / 2);
+    std::nth_element(intervals.begin(), middle, intervals.end());
+    capture.info().frame_rate = 1.0 / *middle;
   }
   return capture;
 }

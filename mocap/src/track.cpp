@@ -92,13 +92,19 @@ void Track::append(double time, const Pose& pose) {
     fail("orientation " + detail::describe(pose.q) + " has length " + detail::describe(length) +
          "; expected a unit quaternion (tolerance 1e-3)");
   }
+  if (std::fabs(length - 1.0) > max_unit_deviation_) {
+    max_unit_deviation_ = std::fabs(length - 1.0);
+    max_unit_deviation_sample_ = times_.size();
+  }
   valid_index_.push_back(times_.size());
   if (valid_index_.size() > 1) {
     index_scale_ = static_cast<double>(valid_index_.size() - 1) / (time - times_[valid_index_[0]]);
   }
   times_.push_back(time);
   positions_.push_back(pose.p);
-  orientations_.push_back(pose.q * (1.0 / length));
+  // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
+  // data written and read back must stay bit for bit the same.
+  orientations_.push_back(std::fabs(length - 1.0) <= 1e-15 ? pose.q : pose.q * (1.0 / length));
   valid_.push_back(1);
 }
 
@@ -111,15 +117,27 @@ void Track::append_gap(double time) {
 }
 
 std::size_t Track::make_continuous() {
-  std::size_t flips = 0;
+  std::size_t negated = 0;
+  if (valid_index_.empty()) {
+    return 0;
+  }
+  Quat previous_raw = orientations_[valid_index_[0]];
   for (std::size_t k = 1; k < valid_index_.size(); ++k) {
     Quat& q = orientations_[valid_index_[k]];
+    const Quat raw = q;
+    // Sign changes in the data as it was (one stored -q sample is two of them)...
+    if (dot(raw, previous_raw) < 0.0) {
+      first_flip_ = flips_ == 0 ? valid_index_[k] : first_flip_;
+      ++flips_;
+    }
+    previous_raw = raw;
+    // ...and the negations that make the stored samples continuous.
     if (dot(q, orientations_[valid_index_[k - 1]]) < 0.0) {
       q = -q;
-      ++flips;
+      ++negated;
     }
   }
-  return flips;
+  return negated;
 }
 
 std::size_t Track::interval_index(double t) const {

@@ -18,6 +18,7 @@ public:
 
   void track(const Track& t) {
     t_ = &t;
+    tidied();
     gaps();
     if (t.valid_count() < 2) {
       return;
@@ -64,6 +65,24 @@ private:
   void add(const char* check, Severity severity, std::size_t first, std::size_t last, double value,
            const std::string& message) {
     add(check, severity, t_->name(), first, last, value, message);
+  }
+
+  /// What loading tidied: hemisphere flips (harmless, info) and quaternions off unit length.
+  void tidied() {
+    const Track& t = *t_;
+    if (t.hemisphere_flips() > 0) {
+      const auto flips = static_cast<double>(t.hemisphere_flips());
+      add("hemisphere-flip", Severity::Info, t.first_flip(), t.first_flip(), flips,
+          text(flips) + " sign change(s) between consecutive quaternions (q and -q are the same "
+                        "rotation); first at sample " + std::to_string(t.first_flip()));
+    }
+    if (t.max_unit_deviation() > o_.unit_tolerance) {
+      add("quaternion-norm", Severity::Warning, t.max_unit_deviation_sample(),
+          t.max_unit_deviation_sample(), t.max_unit_deviation(),
+          "a quaternion is off unit length by " + detail::describe(t.max_unit_deviation()) +
+              " (tolerance " +
+              detail::describe(o_.unit_tolerance) + ")");
+    }
   }
 
   void gaps() {

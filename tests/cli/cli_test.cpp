@@ -140,6 +140,23 @@ TEST_F(Cli, UsageErrorsAndUnreadableFilesExitWithTwo) {
   EXPECT_EQ(run("--help").status, 0);
 }
 
+TEST_F(Cli, ConvertFillsShortGapsResamplesAndWritesCsvTheLoadersRead) {
+  const std::string out = (dir_ / "converted.csv").string();
+  const Outcome r = run("convert '" + analytic_csv() + "' -o '" + out + "' --fill-gaps 2 --resample 50");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Outcome info = run("info --format json '" + out + "'");
+  ASSERT_EQ(info.status, 0) << info.err;
+  const nlohmann::json j = nlohmann::json::parse(info.out);
+  EXPECT_EQ(j["format"], "rigid-body-csv");
+  EXPECT_NEAR(j["frame_rate"].get<double>(), 50.0, 1e-9);
+  EXPECT_EQ(j["tracks"][0]["samples"], 51);
+  EXPECT_EQ(j["tracks"][0]["valid"], 51); // the 2-sample gap was filled before resampling
+  EXPECT_NEAR(j["tracks"][0]["max_angular_speed"].get<double>(), std::sqrt(5.25), 1e-9);
+  const Outcome bad = run("convert /no/such.bvh -o '" + out + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("/no/such.bvh"), std::string::npos);
+}
+
 // ---- validate ----
 
 /// Writes a rigid-body CSV of smooth motion (0.3 m/s, turning at 2 rad/s, 100 Hz, 201 rows);
@@ -276,6 +293,29 @@ TEST_F(Validate, ShardsSplitTheBatchAndTheOutputDoesNotDependOnThreads) {
     EXPECT_EQ(count, 1) << file; // every file in exactly one shard
   }
   EXPECT_EQ(run("validate --shard 3/3 '" + d + "'").status, 2);
+}
+
+TEST_F(Validate, TheSharedRealCapturesAreCleanOrShowTheirRealDefects) {
+  const std::string shared = odemocap::test::shared_data("");
+  ODEMOCAP_REQUIRE_FILE(shared);
+  const Outcome r = run("validate --format jsonl '" + shared + "'");
+  ASSERT_EQ(r.status, 0) << r.err; // warnings only: nothing unreadable
+  const auto files = by_file(r.out);
+  // The .bvh and .csv files (C3D and TSV are not searched for yet).
+  EXPECT_EQ(files.size(), 4u) << r.out;
+  EXPECT_EQ(files.at("sample_optitrack_take.csv")["status"], "clean");
+  std::map<std::string, int> checks;
+  for (const nlohmann::json& x : files.at("pathviewr_motive_example_data.csv")["findings"]) {
+    ++checks[x["check"].get<std::string>()];
+  }
+  EXPECT_EQ(checks["dropped-frames"], 12); // 4 excerpt jumps x 3 bodies
+  EXPECT_EQ(checks["hemisphere-flip"], 3); // one finding per body
+  EXPECT_GE(checks["gap"], 3);
+  bool thumb = false;
+  for (const nlohmann::json& x : files.at("131_01.bvh")["findings"]) {
+    thumb = thumb || (x["check"] == "angular-speed-spike" && x["track"] == "RThumb");
+  }
+  EXPECT_TRUE(thumb);
 }
 
 TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {

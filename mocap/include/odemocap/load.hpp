@@ -60,6 +60,9 @@ struct LoadOptions {
   QuatOrder quat_order = QuatOrder::WXYZ;
   /// Generic CSV: sample rate (Hz) for files with a frame column but no time column.
   double frame_rate = 0.0;
+  /// CSV: scale every non-degenerate quaternion to unit length instead of refusing those off
+  /// by more than Track::k_unit_tolerance; how many were changed is in the capture's notes.
+  bool renormalize = false;
   /// BVH: also make tracks for End Sites ("<parent>_End").
   bool end_sites = false;
   /// Largest file accepted, in bytes (the file is read whole).

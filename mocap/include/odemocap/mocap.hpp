@@ -8,6 +8,8 @@
 #include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/quat.hpp>
+#include <odemocap/repair.hpp>
+#include <odemocap/save.hpp>
 #include <odemocap/skeleton.hpp>
 #include <odemocap/track.hpp>
 #include <odemocap/validate.hpp>

@@ -76,6 +76,15 @@ public:
   /// where needed; the rotations are unchanged. Returns the number of samples negated.
   std::size_t make_continuous();
 
+  /// What the data looked like before it was tidied, for validation: the sign changes between
+  /// consecutive valid samples that make_continuous() found (a single stored -q is two) and
+  /// the sample of the first; the largest | |q| - 1 | append() accepted and renormalised, and
+  /// its sample.
+  std::size_t hemisphere_flips() const { return flips_; }
+  std::size_t first_flip() const { return first_flip_; }
+  double max_unit_deviation() const { return max_unit_deviation_; }
+  std::size_t max_unit_deviation_sample() const { return max_unit_deviation_sample_; }
+
   /// Interpolated pose at time t (s). Gaps are bridged between the nearest valid samples on
   /// each side. O(1) for a uniform time base without gaps, O(log n) otherwise. Throws
   /// MocapError when t is not finite or the track has no valid sample.
@@ -95,6 +104,10 @@ private:
   std::vector<std::size_t> valid_index_;
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
+  std::size_t flips_ = 0;
+  std::size_t first_flip_ = 0;
+  double max_unit_deviation_ = 0.0;
+  std::size_t max_unit_deviation_sample_ = 0;
 };
 
 } // namespace odemocap

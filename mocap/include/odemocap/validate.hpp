@@ -41,6 +41,9 @@ struct ValidateOptions {
   std::size_t max_frozen_samples = 10;
   /// Bone offsets (BVH) longer than this (length units) are absurd.
   double max_bone_length = 10.0;
+  /// Quaternions in the file off unit length by more than this are reported (loaders refuse
+  /// more than Track::k_unit_tolerance outright).
+  double unit_tolerance = 1e-4;
 };
 
 /// Runs every check on `capture`; findings are ordered by track, then sample.
