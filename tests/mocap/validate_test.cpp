@@ -195,7 +195,8 @@ TEST(Validate, TheMotive123TakeShowsItsGapsAndFrameJumps) {
   // pair across the 87551 -> 97401 excerpt jump, whose dot is -0.044 (a ~175 degree turn over
   // 98 s, not a q -> -q flip), which a sign-change count includes.
   const std::pair<const char*, double> flips[] = {{"device02", 2}, {"device03", 2}, {"device05", 2}};
-  for (const auto& [track, expected] : flips) {
+  for (const auto& [name, expected] : flips) {
+    const std::string track = name; // a lambda may not capture a structured binding (C++17)
     const auto it = std::find_if(f.begin(), f.end(), [&](const Finding& x) {
       return x.check == "hemisphere-flip" && x.track == track;
     });
