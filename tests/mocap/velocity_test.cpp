@@ -1,3 +1,4 @@
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include "rates.hpp" // private kernel, tested against asin directly
@@ -154,14 +155,7 @@ TEST(AngularVelocity, BodyFrameVariantIntegratesOnTheRight) {
 
 TEST(AngularVelocity, BadArgumentsRaiseErrorsNamingArgumentAndValue) {
   const Quat q{};
-  const auto message = [](auto f) {
-    try {
-      f();
-    } catch (const MocapError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto f) { return test::error_message<MocapError>(f); };
   EXPECT_NE(message([&] { angular_velocity(q, q, 0.0); }).find("dt must be finite and positive, got 0"),
             std::string::npos);
   EXPECT_NE(message([&] { angular_velocity(q, q, -0.5); }).find("got -0.5"), std::string::npos);

@@ -1,6 +1,7 @@
 // Every BindOptions field and driver call, on an analytic track: p(t) = (t, 0, 1) for t in
 // [0, 1] s, turning about z at 1 rad/s, sampled at 100 Hz.
 #include "support/ode_scene.hpp"
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/plugin.hpp>
@@ -161,14 +162,7 @@ TEST_F(BindOptionsTest, SetMassAfterBindingIsUndoneAtTheNextPrestep) {
 }
 
 TEST_F(BindOptionsTest, InvalidUseIsAPluginErrorNamingTheProblem) {
-  const auto message = [](auto f) {
-    try {
-      f();
-    } catch (const PluginError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto f) { return test::error_message<PluginError>(f); };
   EXPECT_THROW(KinematicDriver(nullptr), PluginError);
   EXPECT_NE(message([&] { driver.bind(nullptr, line_track()); }).find("body is null"), std::string::npos);
   dWorldID other = dWorldCreate();
