@@ -19,7 +19,6 @@
 namespace odemocap {
 namespace {
 
-using detail::BodyColumns;
 using detail::CsvCell;
 using detail::CsvReader;
 using detail::lower;
