@@ -2,6 +2,9 @@
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
 
+#include "quat_joint_core.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -47,6 +50,16 @@ KinematicDriver::KinematicDriver(dWorldID world) : world_(world) {
   if (world == nullptr) {
     throw PluginError("KinematicDriver: world is null");
   }
+}
+
+KinematicDriver::~KinematicDriver() {
+  for (detail::QuatJointCore* joint : joints_) {
+    joint->driver_gone();
+  }
+}
+
+void KinematicDriver::remove_joint(detail::QuatJointCore* joint) {
+  joints_.erase(std::remove(joints_.begin(), joints_.end(), joint), joints_.end());
 }
 
 KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,
@@ -130,6 +143,10 @@ void KinematicDriver::prestep(double h) {
     if (b.active) {
       drive(b, h);
     }
+  }
+  // After the bindings: a joint's rows start from the poses the bodies have this step.
+  for (detail::QuatJointCore* joint : joints_) {
+    joint->update(time_, h);
   }
   time_ += h;
 }

@@ -12,6 +12,10 @@
 
 namespace odemocap {
 
+namespace detail {
+class QuatJointCore;
+} // namespace detail
+
 /// How the driver moves bound bodies each step.
 enum class DriveMode {
   Geodesic,     ///< linear velocity from the position difference, angular from the Slerp
@@ -52,8 +56,10 @@ struct BindingStats {
   double max_angular_speed = 0.0; ///< largest commanded (rad/s)
 };
 
-/// Drives bodies of one ODE world along tracks. Call prestep(h) before every dWorldStep or
-/// dWorldQuickStep of h seconds. Bodies stay the user's: the driver never destroys them.
+/// Drives bodies of one ODE world along tracks, and updates the quaternion joints
+/// (QuatLockJoint, QuatHingeJoint) created with it: call prestep(h) once before every
+/// dWorldStep or dWorldQuickStep of h seconds. Bodies stay the user's: the driver never
+/// destroys them.
 class KinematicDriver {
 public:
   using BindingId = std::size_t;
@@ -61,7 +67,8 @@ public:
   /// A driver for `world`; throws PluginError for a null world.
   explicit KinematicDriver(dWorldID world);
   /// Does not touch the bodies (their world may already be gone): unbind() first to stop one.
-  ~KinematicDriver() = default;
+  /// Joints created with the driver stay valid but are no longer updated.
+  ~KinematicDriver();
   KinematicDriver(const KinematicDriver&) = delete;
   KinematicDriver& operator=(const KinematicDriver&) = delete;
 
@@ -79,7 +86,8 @@ public:
 
   /// Prepares the next step of `h` seconds (finite, > 0): for every binding, samples the
   /// target pose at time() + h and sets the velocities that carry the body from where it is
-  /// to that pose in one step. The first call places each body on its pose at time 0.
+  /// to that pose in one step (the first call places each body on its pose at time 0); then
+  /// recomputes the rows of every joint created with this driver from the bodies' poses.
   void prestep(double h);
 
   /// Simulated time (s) the driver has advanced: the sum of the h given to prestep().
@@ -95,8 +103,15 @@ public:
   dBodyID body(BindingId id) const;
   /// Number of bindings ever made (unbound ones keep their id).
   std::size_t size() const { return bindings_.size(); }
+  /// Number of joints currently registered with the driver.
+  std::size_t joint_count() const { return joints_.size(); }
+  dWorldID world() const { return world_; }
 
 private:
+  friend class detail::QuatJointCore;
+  void add_joint(detail::QuatJointCore* joint) { joints_.push_back(joint); }
+  void remove_joint(detail::QuatJointCore* joint);
+
   struct Binding {
     dBodyID body = nullptr;
     Track track;
@@ -117,6 +132,7 @@ private:
   DriveMode mode_ = DriveMode::Geodesic;
   double time_ = 0.0;
   std::vector<Binding> bindings_;
+  std::vector<detail::QuatJointCore*> joints_; ///< owned by the joint objects
 };
 
 } // namespace odemocap

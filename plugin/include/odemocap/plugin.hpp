@@ -5,3 +5,6 @@
 #include <odemocap/kinematic_driver.hpp>
 #include <odemocap/ode_math.hpp>
 #include <odemocap/plugin_error.hpp>
+#include <odemocap/quat_hinge_joint.hpp>
+#include <odemocap/quat_joint.hpp>
+#include <odemocap/quat_lock_joint.hpp>

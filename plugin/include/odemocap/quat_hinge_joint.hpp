@@ -1,0 +1,67 @@
+#pragma once
+/// QuatHingeJoint: lets two bodies turn about one axis only, with the quaternion hinge
+/// constraint [a . vec(q), b . vec(q)] = 0 (a, b perpendicular to the axis) and optional
+/// angle limits.
+
+#include <odemocap/kinematic_driver.hpp>
+#include <odemocap/quat_joint.hpp>
+
+#include <ode/ode.h>
+
+#include <limits>
+#include <memory>
+
+namespace odemocap {
+
+/// Settings of a QuatHingeJoint; every field has a default, the constructor validates them.
+struct QuatHingeSettings {
+  /// The bodies, created by the user in the driver's world; one may be null (static world),
+  /// either may be kinematic.
+  dBodyID body1 = nullptr;
+  dBodyID body2 = nullptr;
+  /// Point on the hinge axis (m, world frame, at creation).
+  Vec3 anchor;
+  /// Hinge axis (world frame, at creation; any non-zero length). The hinge angle is body 2's
+  /// rotation about it relative to body 1, right-handed, 0 at creation.
+  Vec3 axis{0.0, 0.0, 1.0};
+  /// Angle limits (rad) in [-pi, pi], lower <= upper; infinite = no limit on that side.
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  JointSoftness softness;
+};
+
+/// A hinge made of a ball joint and a user-mode angular motor with two rows (three with
+/// limits) recomputed by KinematicDriver::prestep(). Owns its ODE joints; never destroys the
+/// bodies. Destroy it (or detach()) before the world. Movable, not copyable.
+class QuatHingeJoint {
+public:
+  /// Creates the joint in `driver`'s world; throws PluginError for invalid settings.
+  QuatHingeJoint(KinematicDriver& driver, const QuatHingeSettings& settings);
+  ~QuatHingeJoint();
+  QuatHingeJoint(QuatHingeJoint&&) noexcept;
+  QuatHingeJoint& operator=(QuatHingeJoint&&) noexcept;
+  QuatHingeJoint(const QuatHingeJoint&) = delete;
+  QuatHingeJoint& operator=(const QuatHingeJoint&) = delete;
+
+  /// Hinge angle (rad, [-pi, pi]) now.
+  double angle() const;
+  /// Angle (rad, [0, pi]) of the relative rotation that is not about the hinge axis.
+  double axis_error() const;
+  /// Distance (m) between the ball joint's anchor on each body.
+  double anchor_error() const;
+  /// Force and torque applied by the last step (ball joint and motor together).
+  JointFeedback feedback() const;
+
+  /// Destroys the ODE joints now; the object stays valid and inert. Safe to call twice.
+  void detach();
+  /// false after detach(), or once ODE detached the joint because a body was destroyed.
+  bool attached() const;
+
+  dJointID ball() const;
+  dJointID motor() const;
+
+private:
+  std::unique_ptr<detail::QuatJointCore> core_;
+};
+
+} // namespace odemocap

@@ -1,0 +1,84 @@
+#pragma once
+/// QuatLockJoint: holds the relative orientation of two bodies with the quaternion lock
+/// constraint vec(conj(p) conj(p1) p2) = 0; with a moving target p it is a motor that drives a
+/// body toward a captured orientation.
+
+#include <odemocap/interpolation.hpp>
+#include <odemocap/kinematic_driver.hpp>
+#include <odemocap/quat_joint.hpp>
+#include <odemocap/track.hpp>
+
+#include <ode/ode.h>
+
+#include <memory>
+#include <optional>
+
+namespace odemocap {
+
+/// Settings of a QuatLockJoint; every field has a default, the constructor validates them.
+struct QuatLockSettings {
+  /// The bodies, created by the user in the driver's world; one of them may be null (the
+  /// static world) and either may be kinematic (e.g. driven by the KinematicDriver).
+  dBodyID body1 = nullptr;
+  dBodyID body2 = nullptr;
+  /// Point (m, world frame, at creation) where a ball joint holds the bodies together.
+  Vec3 anchor;
+  /// true: no ball joint, only the three angular rows (the bodies may drift apart freely).
+  bool angular_only = false;
+  /// Constraint frame of each body in that body's coordinates (world coordinates for the
+  /// static world); unit quaternions.
+  Quat frame1;
+  Quat frame2;
+  /// Orientation of frame 2 relative to frame 1 that the lock holds (unit quaternion);
+  /// empty = the relative orientation at creation.
+  std::optional<Quat> target;
+  JointSoftness softness;
+};
+
+/// A lock joint made of a ball joint (linear rows) and a user-mode angular motor whose axes
+/// and errors are recomputed from the quaternion formulas by KinematicDriver::prestep(), so it
+/// works with the stock ODE library. Owns its ODE joints; never destroys the bodies.
+/// Destroy it (or detach()) before the world. Movable, not copyable.
+class QuatLockJoint {
+public:
+  /// Creates the joint in `driver`'s world; throws PluginError for invalid settings (no body,
+  /// bodies of another world, the same body twice, non-unit frames, bad softness).
+  QuatLockJoint(KinematicDriver& driver, const QuatLockSettings& settings);
+  ~QuatLockJoint();
+  QuatLockJoint(QuatLockJoint&&) noexcept;
+  QuatLockJoint& operator=(QuatLockJoint&&) noexcept;
+  QuatLockJoint(const QuatLockJoint&) = delete;
+  QuatLockJoint& operator=(const QuatLockJoint&) = delete;
+
+  /// Sets the held relative orientation (unit quaternion, frame 2 in frame 1) and stops
+  /// following a track.
+  void set_target(const Quat& relative);
+  /// Makes the target follow `track`'s orientations (relative, frame 2 in frame 1): each
+  /// prestep(h) aims at the track's orientation at driver time + h + time_offset (s), so a
+  /// stiff lock lands on the track and a soft one lags like a spring. The track is copied.
+  void follow(const Track& track, double time_offset = 0.0, Interp interp = Interp::Linear);
+  /// The relative orientation the last prestep aimed at.
+  Quat target() const;
+
+  /// Angle (rad, [0, pi]) between the current relative orientation and the target.
+  double angle_error() const;
+  /// Distance (m) between the ball joint's anchor on each body; 0 when angular_only.
+  double anchor_error() const;
+  /// Force and torque applied by the last step (ball joint and motor together).
+  JointFeedback feedback() const;
+
+  /// Destroys the ODE joints now; the object stays valid and inert. Safe to call twice.
+  void detach();
+  /// false after detach(), or once ODE detached the joint because a body was destroyed.
+  bool attached() const;
+
+  /// The underlying ODE joints (null when detached or angular_only): for dAreConnected and
+  /// the like, not for changing their parameters.
+  dJointID ball() const;
+  dJointID motor() const;
+
+private:
+  std::unique_ptr<detail::QuatJointCore> core_;
+};
+
+} // namespace odemocap
