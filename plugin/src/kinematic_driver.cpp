@@ -37,7 +37,9 @@ void check_options(const BindOptions& o) {
   }
 }
 
-Pose compose(const Pose& a, const Pose& b) { return {a.p + rotate(a.q, b.p), a.q * b.q}; }
+Pose compose(const Pose& a, const Pose& b) {
+  return {a.p + rotate(a.q, b.p), a.q * b.q};
+}
 
 void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
   dBodySetLinearVel(body, v.x, v.y, v.z);
@@ -114,15 +116,22 @@ const KinematicDriver::Binding& KinematicDriver::binding(BindingId id, const cha
   return bindings_[id];
 }
 
-const BindingStats& KinematicDriver::stats(BindingId id) const { return binding(id, "stats").stats; }
+const BindingStats& KinematicDriver::stats(BindingId id) const {
+  return binding(id, "stats").stats;
+}
 
-dBodyID KinematicDriver::body(BindingId id) const { return binding(id, "body").body; }
+dBodyID KinematicDriver::body(BindingId id) const {
+  return binding(id, "body").body;
+}
 
-Pose KinematicDriver::target(BindingId id, double t) const { return target_of(binding(id, "target"), t); }
+Pose KinematicDriver::target(BindingId id, double t) const {
+  return target_of(binding(id, "target"), t);
+}
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
   const double track_time = b.options.time_offset + b.options.playback_rate * t;
-  const OutOfRange range = b.options.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
+  const OutOfRange range =
+      b.options.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
   const Pose pose = b.track.sample(track_time, b.options.interp, range);
   return b.identity_offset ? pose : compose(pose, b.options.offset);
 }

@@ -71,7 +71,9 @@ inline MotorRow motor_row(const RowJacobian& row, const Vec3& fallback) {
 }
 
 /// Angle (rad, [0, pi]) of the error rotation q (w >= 0).
-inline double rotation_angle(const Quat& q) { return 2.0 * std::atan2(norm(q.vec()), q.w); }
+inline double rotation_angle(const Quat& q) {
+  return 2.0 * std::atan2(norm(q.vec()), q.w);
+}
 
 /// Angle (rad, [0, pi]) of the part of q that is not a rotation about the unit direction n:
 /// q = twist(n) * swing, |swing| from the components off n.

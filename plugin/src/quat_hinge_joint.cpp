@@ -47,17 +47,31 @@ QuatHingeJoint::~QuatHingeJoint() = default;
 QuatHingeJoint::QuatHingeJoint(QuatHingeJoint&&) noexcept = default;
 QuatHingeJoint& QuatHingeJoint::operator=(QuatHingeJoint&&) noexcept = default;
 
-double QuatHingeJoint::angle() const { return use(core_).hinge_angle(); }
+double QuatHingeJoint::angle() const {
+  return use(core_).hinge_angle();
+}
 
 double QuatHingeJoint::axis_error() const {
   return detail::swing_angle(use(core_).error_rotation(), {1.0, 0.0, 0.0});
 }
 
-double QuatHingeJoint::anchor_error() const { return use(core_).anchor_error(); }
-JointFeedback QuatHingeJoint::feedback() const { return use(core_).feedback(); }
-void QuatHingeJoint::detach() { use(core_).detach(); }
-bool QuatHingeJoint::attached() const { return core_ && core_->attached(); }
-dJointID QuatHingeJoint::ball() const { return use(core_).ball(); }
-dJointID QuatHingeJoint::motor() const { return use(core_).motor(); }
+double QuatHingeJoint::anchor_error() const {
+  return use(core_).anchor_error();
+}
+JointFeedback QuatHingeJoint::feedback() const {
+  return use(core_).feedback();
+}
+void QuatHingeJoint::detach() {
+  use(core_).detach();
+}
+bool QuatHingeJoint::attached() const {
+  return core_ && core_->attached();
+}
+dJointID QuatHingeJoint::ball() const {
+  return use(core_).ball();
+}
+dJointID QuatHingeJoint::motor() const {
+  return use(core_).motor();
+}
 
 } // namespace odemocap

@@ -21,7 +21,9 @@ std::string text(double v) {
   return buffer;
 }
 
-bool is_unit(const Quat& q) { return is_finite(q) && std::fabs(norm(q) - 1.0) <= 1e-6; }
+bool is_unit(const Quat& q) {
+  return is_finite(q) && std::fabs(norm(q) - 1.0) <= 1e-6;
+}
 
 Quat orientation(dBodyID body) {
   return body != nullptr ? quat_from_ode(dBodyGetQuaternion(body)) : Quat{};
@@ -72,15 +74,16 @@ void set_axis_param(dJointID motor, int axis, int param, double value) {
   dJointSetAMotorParam(motor, param + dParamGroup * axis, value);
 }
 
-Vec3 add(const dReal* a, const dReal* b) { return vec3_from_ode(a) + vec3_from_ode(b); }
+Vec3 add(const dReal* a, const dReal* b) {
+  return vec3_from_ode(a) + vec3_from_ode(b);
+}
 
 } // namespace
 
 QuatJointCore::QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setup)
     : driver_(&driver), kind_(setup.kind), name_(setup.name), world_(driver.world()),
       body1_(setup.body1), body2_(setup.body2), frame1_(setup.frame1), frame2_(setup.frame2),
-      target_(setup.target), lower_(setup.lower), upper_(setup.upper),
-      softness_(setup.softness) {
+      target_(setup.target), lower_(setup.lower), upper_(setup.upper), softness_(setup.softness) {
   check(setup, world_);
   if (body1_ == nullptr) {
     // ODE reverses joints attached as (0, body); swapping here keeps every row's sign ours:

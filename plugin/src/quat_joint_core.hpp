@@ -31,7 +31,7 @@ struct QuatJointSetup {
   bool ball = true;
   Quat frame1; ///< body coordinates (world coordinates for the static world)
   Quat frame2;
-  Quat target; ///< frame 2 relative to frame 1
+  Quat target;        ///< frame 2 relative to frame 1
   double lower = 0.0; ///< hinge limits (rad)
   double upper = 0.0;
   JointSoftness softness;

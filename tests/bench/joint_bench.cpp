@@ -91,8 +91,7 @@ private:
   double t_ = 0.0;
 };
 
-template <Kind kind, bool quick>
-void step_100_joints(benchmark::State& state) {
+template <Kind kind, bool quick> void step_100_joints(benchmark::State& state) {
   JointScene scene(kind);
   for (auto _ : state) {
     scene.step(quick);

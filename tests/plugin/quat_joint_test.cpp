@@ -25,7 +25,9 @@ using test::sampled_track;
 constexpr double k_deg = 180.0 / k_pi;
 constexpr double k_h = 1.0 / 120.0;
 
-Quat orientation_of(dBodyID body) { return quat_from_ode(dBodyGetQuaternion(body)); }
+Quat orientation_of(dBodyID body) {
+  return quat_from_ode(dBodyGetQuaternion(body));
+}
 
 /// Angle (rad) of the rotation taking `from` to `to`, on the shorter arc, written out here
 /// (atan2 of the parts of conj(from) to, accurate near zero unlike acos of a dot product).
@@ -46,8 +48,8 @@ double off_axis_angle(const Quat& r, const Vec3& n) {
 using RowFunction = detail::RowJacobian (*)(const Quat&, const Quat&, const Vec3&);
 
 /// g of `row` at time t when the bodies spin at w1, w2 from orientations o1, o2.
-double g_at(RowFunction row, const Quat& o1, const Quat& frame1, const Quat& o2,
-            const Quat& frame2, const Vec3& w1, const Vec3& w2, const Vec3& r, double t) {
+double g_at(RowFunction row, const Quat& o1, const Quat& frame1, const Quat& o2, const Quat& frame2,
+            const Vec3& w1, const Vec3& w2, const Vec3& r, double t) {
   const Quat f = integrate(o1, w1, t) * frame1;
   const Quat q = detail::error_rotation(f, integrate(o2, w2, t) * frame2);
   return row(f, q, r).g;
@@ -102,7 +104,7 @@ TEST(QuatConstraint, SmallAngleJacobianIsWrongFarFromTheSolution) {
 // ---- Lock to the static world under load, against dJointTypeFixed ---------------------------
 
 struct LoadedResult {
-  double max_error = 0.0; // rad, body orientation vs its initial one
+  double max_error = 0.0;  // rad, body orientation vs its initial one
   double max_anchor = 0.0; // m
 };
 
@@ -166,8 +168,8 @@ TEST(QuatLock, HoldsABoxToTheWorldUnderGravityAndTorqueLikeOdeFixed) {
     const LoadedResult fixed = loaded_lock(LockKind::OdeFixed, quick);
     std::printf("[ metric ] %s: QuatLock max error %.2e deg (anchor %.2e m); "
                 "dJointTypeFixed %.2e deg\n",
-                quick ? "dWorldQuickStep" : "dWorldStep", ours.max_error * k_deg,
-                ours.max_anchor, fixed.max_error * k_deg);
+                quick ? "dWorldQuickStep" : "dWorldStep", ours.max_error * k_deg, ours.max_anchor,
+                fixed.max_error * k_deg);
     EXPECT_LT(ours.max_error * k_deg, 0.1);
     EXPECT_LT(ours.max_anchor, 1e-3);
   }
@@ -255,7 +257,7 @@ Vec3 normalized_perpendicular(const Vec3& v) {
 }
 
 struct HingeResult {
-  double energy_loss = 0.0; // fraction over the run
+  double energy_loss = 0.0;  // fraction over the run
   double max_off_axis = 0.0; // rad
   double max_anchor = 0.0;   // m
 };

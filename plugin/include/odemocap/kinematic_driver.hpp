@@ -49,9 +49,9 @@ struct BindOptions {
 
 /// Per-binding counters.
 struct BindingStats {
-  std::size_t steps = 0;        ///< presteps that drove the body
-  std::size_t teleports = 0;    ///< steps over the speed limits (plus the first placement)
-  bool released = false;        ///< TrackEnd::Release has happened
+  std::size_t steps = 0;          ///< presteps that drove the body
+  std::size_t teleports = 0;      ///< steps over the speed limits (plus the first placement)
+  bool released = false;          ///< TrackEnd::Release has happened
   double max_linear_speed = 0.0;  ///< largest commanded (m/s)
   double max_angular_speed = 0.0; ///< largest commanded (rad/s)
 };
@@ -120,7 +120,7 @@ private:
     bool active = true;
     bool placed = false; ///< put on its first pose by a prestep
     bool identity_offset = true;
-    double max_linear_speed2 = 0.0;  ///< squared limits: no square root per step
+    double max_linear_speed2 = 0.0; ///< squared limits: no square root per step
     double max_angular_speed2 = 0.0;
   };
 
