@@ -1,0 +1,487 @@
+#include "replay_scene.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace odemocap::replay {
+namespace {
+
+constexpr double k_radius = 0.04;     // capsule radius of a captured bone (m)
+constexpr double k_rigid_side = 0.08; // box side of a captured rigid body (m)
+constexpr double k_pi = 3.14159265358979323846;
+
+// Collision categories: the chain touches the floor and the props, not the captured bodies
+// (its hand moves through the arm it hangs from).
+constexpr unsigned long k_ground = 1;
+constexpr unsigned long k_captured = 2;
+constexpr unsigned long k_props = 4;
+constexpr unsigned long k_chain = 8;
+
+const char* mode_name(DriveMode mode) {
+  switch (mode) {
+  case DriveMode::Geodesic: return "geodesic";
+  case DriveMode::LinearApprox: return "linear";
+  case DriveMode::Teleport: return "teleport";
+  }
+  return "?";
+}
+
+void set_bits(dGeomID geom, unsigned long category, unsigned long collide) {
+  dGeomSetCategoryBits(geom, category);
+  dGeomSetCollideBits(geom, collide);
+}
+
+bool finite_pose(dBodyID body) {
+  const dReal* p = dBodyGetPosition(body);
+  const dReal* q = dBodyGetQuaternion(body);
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(p[i])) {
+      return false;
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (!std::isfinite(q[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+double horizontal_distance(const Vec3& a, const Vec3& b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
+
+/// The track a hand chain hangs from: the left wrist or hand if the capture has one. (CMU's
+/// right wrist twists at up to 89 rad/s, an artefact `odemocap validate` reports, and whips
+/// any chain hung from it.)
+const Track& hand_track(const Capture& capture) {
+  for (const char* name : {"LeftWrist", "LeftHand", "lhand", "RightWrist", "RightHand"}) {
+    if (const Track* t = capture.find_track(name)) {
+      return *t;
+    }
+  }
+  return capture.tracks().front();
+}
+
+/// Rotation about z only, from the heading of the body's x axis.
+Quat heading(const Quat& q) {
+  const Vec3 forward = rotate(q, {1, 0, 0});
+  const double yaw = std::atan2(forward.y, forward.x);
+  return from_axis_angle({0, 0, 1}, yaw);
+}
+
+} // namespace
+
+double capture_start(const Capture& capture) {
+  double t = std::numeric_limits<double>::infinity();
+  for (const Track& track : capture.tracks()) {
+    if (track.valid_count() > 0) {
+      t = std::fmin(t, track.time(track.valid_indices().front()));
+    }
+  }
+  return t;
+}
+
+double capture_end(const Capture& capture) {
+  double t = -std::numeric_limits<double>::infinity();
+  for (const Track& track : capture.tracks()) {
+    if (track.valid_count() > 0) {
+      t = std::fmax(t, track.time(track.valid_indices().back()));
+    }
+  }
+  return t;
+}
+
+ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : options_(options) {
+  if (!(options.rate >= 1.0 && options.rate <= 100000.0)) {
+    throw PluginError("replay: --rate must be between 1 and 100000 Hz");
+  }
+  if (capture.tracks().empty() || !std::isfinite(capture_start(capture))) {
+    throw PluginError("replay: the capture has no track with a valid sample");
+  }
+  h_ = 1.0 / options.rate;
+  dInitODE2(0);
+  world_ = dWorldCreate();
+  dWorldSetGravity(world_, 0, 0, -9.81);
+  dWorldSetQuickStepNumIterations(world_, 60);
+  dWorldSetContactSurfaceLayer(world_, 0.001);
+  space_ = dHashSpaceCreate(nullptr);
+  contacts_ = dJointGroupCreate(0);
+  driver_ = std::make_unique<KinematicDriver>(world_);
+  driver_->set_mode(options.mode);
+  m_.mode = mode_name(options.mode);
+
+  floor_ = std::numeric_limits<double>::infinity();
+  for (const Track& track : capture.tracks()) {
+    for (std::size_t i : track.valid_indices()) {
+      floor_ = std::fmin(floor_, track.position(i).z);
+    }
+  }
+  floor_ -= capture.skeleton() != nullptr ? k_radius : 0.5 * k_rigid_side;
+  set_bits(dCreatePlane(space_, 0, 0, 1, floor_), k_ground, ~0ul);
+
+  build_captured(capture);
+  build_props(capture);
+  build_chain(capture);
+  build_tray(capture);
+  m_.kinematic_bodies = static_cast<int>(captured_.size()) + 1; // + the tray
+  m_.dynamic_bodies = static_cast<int>(named_.size()) - m_.kinematic_bodies;
+  m_.joints = static_cast<int>(chain_balls_.size()) + 1;
+  m_.props = static_cast<int>(
+      std::count_if(props_.begin(), props_.end(), [](const Prop& p) { return !p.stack; }));
+}
+
+ReplayScene::~ReplayScene() {
+  hand_lock_.reset(); // joints before the world
+  driver_.reset();
+  dJointGroupDestroy(contacts_);
+  dSpaceDestroy(space_);
+  dWorldDestroy(world_);
+  dCloseODE();
+}
+
+void ReplayScene::build_captured(const Capture& capture) {
+  BindOptions bind;
+  bind.at_end = options_.loop ? TrackEnd::Loop : TrackEnd::Hold;
+  const Skeleton* skeleton = capture.skeleton();
+  const double scale = capture.info().length_scale;
+  for (const Track& track : capture.tracks()) {
+    if (track.valid_count() == 0) {
+      continue;
+    }
+    dBodyID body = dBodyCreate(world_);
+    bool has_geom = false;
+    if (skeleton != nullptr) {
+      // A capsule from the joint to its first child, in the joint's frame.
+      const auto& joints = skeleton->joints;
+      const auto self = std::find_if(joints.begin(), joints.end(),
+                                     [&](const Joint& j) { return j.name == track.name(); });
+      const auto index = static_cast<int>(self - joints.begin());
+      for (auto child = self; child != joints.end(); ++child) {
+        if (child->parent != index) {
+          continue;
+        }
+        const Vec3 bone = child->offset * scale;
+        const double length = norm(bone);
+        if (length > 2 * k_radius) {
+          dGeomID geom = dCreateCapsule(space_, k_radius, length - 2 * k_radius);
+          dGeomSetBody(geom, body);
+          dGeomSetOffsetPosition(geom, 0.5 * bone.x, 0.5 * bone.y, 0.5 * bone.z);
+          dQuaternion q;
+          to_ode(from_to({0, 0, 1}, bone), q);
+          dGeomSetOffsetQuaternion(geom, q);
+          set_bits(geom, k_captured, ~k_chain);
+          shapes_.push_back({geom, Role::Captured});
+          has_geom = true;
+        }
+        break;
+      }
+    } else {
+      dGeomID geom = dCreateBox(space_, k_rigid_side, k_rigid_side, k_rigid_side);
+      dGeomSetBody(geom, body);
+      set_bits(geom, k_captured, ~k_chain);
+      shapes_.push_back({geom, Role::Captured});
+      has_geom = true;
+    }
+    (void)has_geom; // bodies without a bone (e.g. end joints) are still driven and traced
+    bind.time_offset = track.start_time();
+    const auto id = driver_->bind(body, track, bind);
+    set_body_pose(body, driver_->target(id, 0.0));
+    captured_.push_back(id);
+    named_.emplace_back(track.name(), body);
+  }
+}
+
+dBodyID ReplayScene::dynamic_box(const Vec3& sides, double mass, const Vec3& at, Role role,
+                                 const std::string& name) {
+  dBodyID body = dBodyCreate(world_);
+  dMass m;
+  dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
+  dBodySetMass(body, &m);
+  dBodySetPosition(body, at.x, at.y, at.z);
+  dGeomID geom = dCreateBox(space_, sides.x, sides.y, sides.z);
+  dGeomSetBody(geom, body);
+  set_bits(geom, role == Role::Chain ? k_chain : k_props, ~0ul);
+  shapes_.push_back({geom, role});
+  named_.emplace_back(name, body);
+  return body;
+}
+
+dBodyID ReplayScene::dynamic_ball(double radius, double mass, const Vec3& at, Role role,
+                                  const std::string& name) {
+  dBodyID body = dBodyCreate(world_);
+  dMass m;
+  dMassSetSphereTotal(&m, mass, radius);
+  dBodySetMass(body, &m);
+  dBodySetPosition(body, at.x, at.y, at.z);
+  dGeomID geom = dCreateSphere(space_, radius);
+  dGeomSetBody(geom, body);
+  set_bits(geom, k_props, ~0ul);
+  shapes_.push_back({geom, role});
+  named_.emplace_back(name, body);
+  return body;
+}
+
+void ReplayScene::build_props(const Capture& capture) {
+  // Props go where the lowest tracks (feet, or every track of a rigid-body capture that has
+  // none near the floor) pass later in the capture, so they are kicked on the way.
+  std::vector<const Track*> feet;
+  for (const Track& track : capture.tracks()) {
+    double low = std::numeric_limits<double>::infinity();
+    for (std::size_t i : track.valid_indices()) {
+      low = std::fmin(low, track.position(i).z);
+    }
+    if (low < floor_ + 0.15) {
+      feet.push_back(&track);
+    }
+  }
+  if (feet.empty()) {
+    for (const Track& track : capture.tracks()) {
+      feet.push_back(&track);
+    }
+  }
+  std::vector<Vec3> at_start;
+  for (const auto& [name, body] : named_) {
+    at_start.push_back(vec3_from_ode(dBodyGetPosition(body)));
+  }
+  const auto clear_of_everything = [&](const Vec3& p, double room) {
+    for (const Vec3& q : at_start) {
+      if (horizontal_distance(p, q) < room) {
+        return false;
+      }
+    }
+    for (const Prop& prop : props_) {
+      if (horizontal_distance(p, prop.start) < room) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const double t0 = capture_start(capture);
+  const double duration = capture_end(capture) - t0;
+  const int candidates = 24;
+  int placed = 0;
+  for (int k = 0; k < candidates && placed < 10; ++k) {
+    const Track& foot = *feet[static_cast<std::size_t>(k) % feet.size()];
+    const double t = t0 + duration * (k + 1) / (candidates + 1);
+    Vec3 p = foot.sample(t).p;
+    const bool ball = placed % 2 == 1;
+    const double size = ball ? 0.08 : 0.15;
+    p.z = floor_ + (ball ? size : 0.5 * size);
+    if (!clear_of_everything(p, 0.3)) {
+      continue;
+    }
+    const std::string name = (ball ? "ball" : "box") + std::to_string(placed);
+    dBodyID body = ball ? dynamic_ball(size, 0.3, p, Role::Prop, name)
+                        : dynamic_box({size, size, size}, 0.5, p, Role::Prop, name);
+    props_.push_back({body, p, false});
+    ++placed;
+  }
+  // A stack of four where a foot is at mid-capture.
+  for (int k = 0; k < 8; ++k) {
+    const Track& foot = *feet[static_cast<std::size_t>(k) % feet.size()];
+    Vec3 p = foot.sample(t0 + duration * (0.45 + 0.02 * k)).p;
+    if (!clear_of_everything(p, 0.3)) {
+      continue;
+    }
+    for (int level = 0; level < 4; ++level) {
+      p.z = floor_ + 0.1 + 0.2 * level;
+      dBodyID body =
+          dynamic_box({0.2, 0.2, 0.2}, 0.4, p, Role::Stack, "stack" + std::to_string(level));
+      props_.push_back({body, p, true});
+    }
+    break;
+  }
+}
+
+void ReplayScene::build_chain(const Capture& capture) {
+  const Track& hand = hand_track(capture);
+  dBodyID hand_body = nullptr;
+  for (const auto& [name, body] : named_) {
+    if (name == hand.name()) {
+      hand_body = body;
+      break;
+    }
+  }
+  const Vec3 top = vec3_from_ode(dBodyGetPosition(hand_body));
+  const double spacing = 0.11;
+  const double length = 0.09; // capsule, end to end
+  dBodyID previous = hand_body;
+  for (int i = 0; i < 4; ++i) {
+    const double link_top = top.z - 0.02 - spacing * i;
+    const Vec3 centre{top.x, top.y, link_top - 0.5 * length};
+    dBodyID link = dBodyCreate(world_);
+    dMass m;
+    dMassSetCapsuleTotal(&m, 0.1, 3, 0.02, length - 0.04);
+    dBodySetMass(link, &m);
+    dBodySetPosition(link, centre.x, centre.y, centre.z);
+    dGeomID geom = dCreateCapsule(space_, 0.02, length - 0.04);
+    dGeomSetBody(geom, link);
+    set_bits(geom, k_chain, k_ground | k_props);
+    shapes_.push_back({geom, Role::Chain});
+    named_.emplace_back("chain" + std::to_string(i), link);
+    const Vec3 anchor{top.x, top.y, link_top + 0.01};
+    if (i == 0) {
+      QuatLockSettings lock;
+      lock.body1 = hand_body;
+      lock.body2 = link;
+      lock.anchor = anchor;
+      hand_lock_ = std::make_unique<QuatLockJoint>(*driver_, lock);
+    } else {
+      dJointID ball = dJointCreateBall(world_, nullptr);
+      dJointAttach(ball, previous, link);
+      dJointSetBallAnchor(ball, anchor.x, anchor.y, anchor.z);
+      chain_balls_.push_back(ball);
+    }
+    previous = link;
+  }
+}
+
+void ReplayScene::build_tray(const Capture& capture) {
+  // A kinematic tray beside the first track, level, turning with its heading, 0.5 m above the
+  // floor; a light box rides on it by friction alone.
+  const Track& root = capture.tracks().front();
+  Track path("tray");
+  for (std::size_t i : root.valid_indices()) {
+    const Pose p = root.pose(i);
+    path.append(root.time(i), {{p.p.x + 1.4, p.p.y, floor_ + 0.5}, heading(p.q)});
+  }
+  path.make_continuous();
+  tray_ = dBodyCreate(world_);
+  dGeomID geom = dCreateBox(space_, 0.6, 0.6, 0.04);
+  dGeomSetBody(geom, tray_);
+  set_bits(geom, k_captured, ~k_chain);
+  shapes_.push_back({geom, Role::Tray});
+  named_.emplace_back("tray", tray_);
+  BindOptions bind;
+  bind.at_end = options_.loop ? TrackEnd::Loop : TrackEnd::Hold;
+  bind.time_offset = path.start_time();
+  const auto id = driver_->bind(tray_, path, bind);
+  const Pose start = driver_->target(id, 0.0);
+  set_body_pose(tray_, start);
+  rider_ = dynamic_box({0.2, 0.2, 0.2}, 0.2, start.p + Vec3{0, 0, 0.02 + 0.1 + 0.001}, Role::Rider,
+                       "rider");
+  dQuaternion q;
+  to_ode(start.q, q);
+  dBodySetQuaternion(rider_, q);
+  rider_in_tray_ = {rotate(conj(start.q), vec3_from_ode(dBodyGetPosition(rider_)) - start.p),
+                    Quat{}};
+}
+
+void ReplayScene::near_callback(void* data, dGeomID a, dGeomID b) {
+  auto* scene = static_cast<ReplayScene*>(data);
+  dBodyID ba = dGeomGetBody(a);
+  dBodyID bb = dGeomGetBody(b);
+  const auto dynamic = [](dBodyID body) { return body != nullptr && !dBodyIsKinematic(body); };
+  if (!dynamic(ba) && !dynamic(bb)) {
+    return;
+  }
+  if (ba != nullptr && bb != nullptr && dAreConnectedExcluding(ba, bb, dJointTypeContact)) {
+    return;
+  }
+  dContact contact[6];
+  const int n = dCollide(a, b, 6, &contact[0].geom, sizeof(dContact));
+  for (int i = 0; i < n; ++i) {
+    contact[i].surface.mode = dContactApprox1;
+    contact[i].surface.mu = 0.9;
+    dJointID joint = dJointCreateContact(scene->world_, scene->contacts_, &contact[i]);
+    dJointAttach(joint, ba, bb);
+  }
+  scene->contacts_this_step_ += n;
+}
+
+void ReplayScene::set_mode(DriveMode mode) {
+  driver_->set_mode(mode);
+  m_.mode = mode_name(mode);
+}
+
+void ReplayScene::step() {
+  const auto start = std::chrono::steady_clock::now();
+  contacts_this_step_ = 0;
+  driver_->prestep(h_);
+  dSpaceCollide(space_, this, &near_callback);
+  dWorldQuickStep(world_, h_);
+  dJointGroupEmpty(contacts_);
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  step_time_sum_us_ += us;
+  m_.step_time_max_us = std::fmax(m_.step_time_max_us, us);
+  ++m_.steps;
+  measure_step();
+}
+
+void ReplayScene::measure_step() {
+  m_.contacts_total += contacts_this_step_;
+  m_.contacts_max_per_step = std::max(m_.contacts_max_per_step, contacts_this_step_);
+  for (const auto& [name, body] : named_) {
+    if (!finite_pose(body)) {
+      ++m_.nan_values;
+    }
+  }
+  for (KinematicDriver::BindingId id : captured_) {
+    const Pose want = driver_->target(id, driver_->time());
+    const Pose have = body_pose(driver_->body(id));
+    m_.track_error_max_m = std::fmax(m_.track_error_max_m, norm(have.p - want.p));
+    m_.track_error_max_rad = std::fmax(m_.track_error_max_rad, angle_between(have.q, want.q));
+  }
+  const auto gap = [&](double g) {
+    m_.chain_gap_max_m = std::fmax(m_.chain_gap_max_m, g);
+    chain_gap_sum2_ += g * g;
+    ++chain_gap_count_;
+  };
+  for (dJointID ball : chain_balls_) {
+    dVector3 a1;
+    dVector3 a2;
+    dJointGetBallAnchor(ball, a1);
+    dJointGetBallAnchor2(ball, a2);
+    gap(norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
+  }
+  const double lock_gap = hand_lock_->anchor_error();
+  m_.hand_lock_gap_max_m = std::fmax(m_.hand_lock_gap_max_m, lock_gap);
+  lock_gap_sum2_ += lock_gap * lock_gap;
+  const double angle = hand_lock_->angle_error() * 180.0 / k_pi;
+  m_.hand_lock_angle_max_deg = std::fmax(m_.hand_lock_angle_max_deg, angle);
+  lock_sum2_ += angle * angle;
+  const Pose tray = body_pose(tray_);
+  const Vec3 rider = rotate(conj(tray.q), vec3_from_ode(dBodyGetPosition(rider_)) - tray.p);
+  m_.rider_slip_max_m =
+      std::fmax(m_.rider_slip_max_m, horizontal_distance(rider, rider_in_tray_.p));
+}
+
+Metrics ReplayScene::metrics() const {
+  Metrics m = m_;
+  m.simulated_s = driver_->time();
+  if (m.steps > 0) {
+    m.step_time_mean_us = step_time_sum_us_ / static_cast<double>(m.steps);
+    m.hand_lock_angle_rms_deg = std::sqrt(lock_sum2_ / static_cast<double>(m.steps));
+    m.hand_lock_gap_rms_m = std::sqrt(lock_gap_sum2_ / static_cast<double>(m.steps));
+  }
+  if (chain_gap_count_ > 0) {
+    m.chain_gap_rms_m = std::sqrt(chain_gap_sum2_ / static_cast<double>(chain_gap_count_));
+  }
+  for (KinematicDriver::BindingId id : captured_) {
+    m.teleports += static_cast<long>(driver_->stats(id).teleports);
+  }
+  m.props_moved = 0;
+  m.stack_boxes_moved = 0;
+  m.prop_displacement_max_m = 0;
+  for (const Prop& prop : props_) {
+    const double d = norm(vec3_from_ode(dBodyGetPosition(prop.body)) - prop.start);
+    m.prop_displacement_max_m = std::fmax(m.prop_displacement_max_m, d);
+    if (d > 0.05) {
+      ++(prop.stack ? m.stack_boxes_moved : m.props_moved);
+    }
+  }
+  const Pose tray = body_pose(tray_);
+  const Vec3 rider = rotate(conj(tray.q), vec3_from_ode(dBodyGetPosition(rider_)) - tray.p);
+  m.rider_carried = rider.z > 0 && std::fabs(rider.x) < 0.3 && std::fabs(rider.y) < 0.3;
+  return m;
+}
+
+Vec3 ReplayScene::focus() const {
+  return captured_.empty() ? Vec3{} : vec3_from_ode(dBodyGetPosition(driver_->body(captured_[0])));
+}
+
+} // namespace odemocap::replay

@@ -1,0 +1,133 @@
+#pragma once
+// The replay scene: a capture's bodies as kinematic ODE bodies driven by a KinematicDriver,
+// with dynamic props around them (boxes and balls on the floor, a stack, a chain hanging from
+// a hand, a light box riding on a kinematic tray), and the figures the demo reports.
+
+#include <odemocap/plugin.hpp>
+
+#include <ode/ode.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace odemocap::replay {
+
+/// Time (s) of the first and last valid sample over all tracks.
+double capture_start(const Capture& capture);
+double capture_end(const Capture& capture);
+
+/// What the demo was asked to run.
+struct SceneOptions {
+  DriveMode mode = DriveMode::Geodesic;
+  double rate = 240.0; ///< simulation steps per second (independent of the capture rate)
+  bool loop = false;   ///< loop the capture instead of holding its last pose
+};
+
+/// What a drawn geom is, for colours.
+enum class Role { Captured, Prop, Stack, Chain, Tray, Rider };
+
+/// One geom to draw (the viewer reads poses from ODE).
+struct Shape {
+  dGeomID geom;
+  Role role;
+};
+
+/// Figures of one run; units in the names.
+struct Metrics {
+  std::string mode;
+  long steps = 0;
+  double simulated_s = 0.0;
+  int kinematic_bodies = 0;
+  int dynamic_bodies = 0;
+  int joints = 0;
+  long contacts_total = 0;
+  int contacts_max_per_step = 0;
+  long nan_values = 0;            ///< non-finite body positions or orientations seen
+  long teleports = 0;             ///< driver steps over its speed limits (data glitches)
+  double track_error_max_m = 0.0; ///< captured bodies vs their targets after each step
+  double track_error_max_rad = 0.0;
+  double hand_lock_gap_max_m = 0.0; ///< the quaternion lock between hand and first link:
+  double hand_lock_gap_rms_m = 0.0; ///< anchor gap and angle error
+  double hand_lock_angle_max_deg = 0.0;
+  double hand_lock_angle_rms_deg = 0.0;
+  double chain_gap_max_m = 0.0; ///< ball-joint anchor gaps between the links below it
+  double chain_gap_rms_m = 0.0;
+  int props = 0;
+  int props_moved = 0; ///< displaced by more than 5 cm
+  double prop_displacement_max_m = 0.0;
+  int stack_boxes_moved = 0;
+  double rider_slip_max_m = 0.0;  ///< the box on the tray, relative to the tray
+  bool rider_carried = false;     ///< still on the tray at the end
+  double step_time_mean_us = 0.0; ///< prestep + collision + dWorldQuickStep
+  double step_time_max_us = 0.0;
+};
+
+class ReplayScene {
+public:
+  /// Builds the scene; throws PluginError or MocapError when the capture cannot be used.
+  ReplayScene(const Capture& capture, const SceneOptions& options);
+  ~ReplayScene();
+  ReplayScene(const ReplayScene&) = delete;
+  ReplayScene& operator=(const ReplayScene&) = delete;
+
+  /// One simulation step of 1/rate seconds, measuring as it goes.
+  void step();
+  void set_mode(DriveMode mode);
+  DriveMode mode() const { return driver_->mode(); }
+  double time() const { return driver_->time(); }
+  double step_size() const { return h_; }
+  /// The figures so far (averages and end-of-run values computed on the call).
+  Metrics metrics() const;
+
+  const std::vector<Shape>& shapes() const { return shapes_; }
+  /// Named bodies for the trace: every body of the scene.
+  const std::vector<std::pair<std::string, dBodyID>>& bodies() const { return named_; }
+  /// A point the camera can follow (m, world): the first captured body.
+  Vec3 focus() const;
+  double floor_height() const { return floor_; }
+
+private:
+  struct Prop {
+    dBodyID body;
+    Vec3 start;
+    bool stack;
+  };
+
+  void build_captured(const Capture& capture);
+  void build_props(const Capture& capture);
+  void build_chain(const Capture& capture);
+  void build_tray(const Capture& capture);
+  dBodyID dynamic_box(const Vec3& sides, double mass, const Vec3& at, Role role,
+                      const std::string& name);
+  dBodyID dynamic_ball(double radius, double mass, const Vec3& at, Role role,
+                       const std::string& name);
+  void measure_step();
+  static void near_callback(void* data, dGeomID a, dGeomID b);
+
+  SceneOptions options_;
+  double h_;
+  dWorldID world_;
+  dSpaceID space_;
+  dJointGroupID contacts_;
+  std::unique_ptr<KinematicDriver> driver_;
+  std::vector<KinematicDriver::BindingId> captured_;
+  std::vector<Prop> props_;
+  std::vector<dJointID> chain_balls_;
+  std::unique_ptr<QuatLockJoint> hand_lock_;
+  dBodyID tray_ = nullptr;
+  dBodyID rider_ = nullptr;
+  Pose rider_in_tray_;
+  std::vector<Shape> shapes_;
+  std::vector<std::pair<std::string, dBodyID>> named_;
+  double floor_ = 0.0;
+  int contacts_this_step_ = 0;
+  Metrics m_;
+  double chain_gap_sum2_ = 0.0;
+  long chain_gap_count_ = 0;
+  double lock_sum2_ = 0.0;
+  double lock_gap_sum2_ = 0.0;
+  double step_time_sum_us_ = 0.0;
+};
+
+} // namespace odemocap::replay

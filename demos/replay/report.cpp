@@ -1,0 +1,137 @@
+#include "report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <ostream>
+
+namespace odemocap::replay {
+namespace {
+
+struct Row {
+  const char* label;
+  std::function<std::string(const Metrics&)> value;
+};
+
+std::string format(const char* pattern, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, v);
+  return buffer;
+}
+
+std::string yes_no(bool v) {
+  return v ? "yes" : "no";
+}
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = {
+      {"steps", [](const Metrics& m) { return std::to_string(m.steps); }},
+      {"simulated (s)", [](const Metrics& m) { return format("%.3f", m.simulated_s); }},
+      {"bodies kinematic / dynamic",
+       [](const Metrics& m) {
+         return std::to_string(m.kinematic_bodies) + " / " + std::to_string(m.dynamic_bodies);
+       }},
+      {"contacts (total, max per step)",
+       [](const Metrics& m) {
+         return std::to_string(m.contacts_total) + ", " + std::to_string(m.contacts_max_per_step);
+       }},
+      {"NaN values", [](const Metrics& m) { return std::to_string(m.nan_values); }},
+      {"teleports (data glitches)", [](const Metrics& m) { return std::to_string(m.teleports); }},
+      {"track error max (m)", [](const Metrics& m) { return format("%.2e", m.track_error_max_m); }},
+      {"track error max (rad)",
+       [](const Metrics& m) { return format("%.2e", m.track_error_max_rad); }},
+      {"hand lock gap max (mm)",
+       [](const Metrics& m) { return format("%.2f", 1000 * m.hand_lock_gap_max_m); }},
+      {"hand lock gap RMS (mm)",
+       [](const Metrics& m) { return format("%.2f", 1000 * m.hand_lock_gap_rms_m); }},
+      {"chain joint gap max (mm)",
+       [](const Metrics& m) { return format("%.2f", 1000 * m.chain_gap_max_m); }},
+      {"chain joint gap RMS (mm)",
+       [](const Metrics& m) { return format("%.2f", 1000 * m.chain_gap_rms_m); }},
+      {"hand lock angle max (deg)",
+       [](const Metrics& m) { return format("%.3f", m.hand_lock_angle_max_deg); }},
+      {"hand lock angle RMS (deg)",
+       [](const Metrics& m) { return format("%.3f", m.hand_lock_angle_rms_deg); }},
+      {"props moved",
+       [](const Metrics& m) {
+         return std::to_string(m.props_moved) + " of " + std::to_string(m.props);
+       }},
+      {"stack boxes moved", [](const Metrics& m) { return std::to_string(m.stack_boxes_moved); }},
+      {"prop displacement max (m)",
+       [](const Metrics& m) { return format("%.2f", m.prop_displacement_max_m); }},
+      {"rider slip on tray max (mm)",
+       [](const Metrics& m) { return format("%.1f", 1000 * m.rider_slip_max_m); }},
+      {"rider still on tray", [](const Metrics& m) { return yes_no(m.rider_carried); }},
+      {"step time mean (us)", [](const Metrics& m) { return format("%.1f", m.step_time_mean_us); }},
+      {"step time max (us)", [](const Metrics& m) { return format("%.1f", m.step_time_max_us); }},
+  };
+  return table;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+} // namespace
+
+void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Metrics>& runs) {
+  out << "capture: " << info.capture << " (" << info.format << ", " << info.tracks << " tracks, "
+      << format("%.3f", info.capture_seconds) << " s at " << format("%g", info.capture_rate)
+      << " Hz); simulation at " << format("%g", info.sim_rate) << " Hz, dWorldQuickStep\n";
+  const std::size_t label_width = 32;
+  const std::size_t column_width = 14;
+  out << pad("drive mode", label_width);
+  for (const Metrics& m : runs) {
+    out << pad(m.mode, column_width);
+  }
+  out << '\n';
+  for (const Row& row : rows()) {
+    out << pad(row.label, label_width);
+    for (const Metrics& m : runs) {
+      out << pad(row.value(m), column_width);
+    }
+    out << '\n';
+  }
+}
+
+std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
+  nlohmann::json j;
+  j["capture"] = {{"path", info.capture},         {"format", info.format},
+                  {"tracks", info.tracks},        {"seconds", info.capture_seconds},
+                  {"rate_hz", info.capture_rate}, {"sim_rate_hz", info.sim_rate}};
+  j["runs"] = nlohmann::json::array();
+  for (const Metrics& m : runs) {
+    j["runs"].push_back({
+        {"mode", m.mode},
+        {"steps", m.steps},
+        {"simulated_s", m.simulated_s},
+        {"kinematic_bodies", m.kinematic_bodies},
+        {"dynamic_bodies", m.dynamic_bodies},
+        {"joints", m.joints},
+        {"contacts_total", m.contacts_total},
+        {"contacts_max_per_step", m.contacts_max_per_step},
+        {"nan_values", m.nan_values},
+        {"teleports", m.teleports},
+        {"track_error_max_m", m.track_error_max_m},
+        {"track_error_max_rad", m.track_error_max_rad},
+        {"chain_gap_max_m", m.chain_gap_max_m},
+        {"chain_gap_rms_m", m.chain_gap_rms_m},
+        {"hand_lock_gap_max_m", m.hand_lock_gap_max_m},
+        {"hand_lock_gap_rms_m", m.hand_lock_gap_rms_m},
+        {"hand_lock_angle_max_deg", m.hand_lock_angle_max_deg},
+        {"hand_lock_angle_rms_deg", m.hand_lock_angle_rms_deg},
+        {"props", m.props},
+        {"props_moved", m.props_moved},
+        {"prop_displacement_max_m", m.prop_displacement_max_m},
+        {"stack_boxes_moved", m.stack_boxes_moved},
+        {"rider_slip_max_m", m.rider_slip_max_m},
+        {"rider_carried", m.rider_carried},
+        {"step_time_mean_us", m.step_time_mean_us},
+        {"step_time_max_us", m.step_time_max_us},
+    });
+  }
+  return j.dump(2) + "\n";
+}
+
+} // namespace odemocap::replay

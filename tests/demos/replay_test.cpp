@@ -1,0 +1,239 @@
+// Runs the real odemocap-replay on the bundled CMU capture, headless, and checks what it
+// measured: kinematic bodies on their tracks, props moved, the hand chain held with geodesic
+// velocities and clearly worse with teleport; and, under Xvfb, that the window renders.
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#ifdef ODEMOCAP_TEST_PNG
+#include <png.h>
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("odemocap_replay_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       "_" + name);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Runs the demo with `arguments` (after an optional command `prefix`, e.g. xvfb-run).
+Outcome run(const fs::path& dir, const std::string& arguments, const std::string& prefix = "") {
+  const std::string command = prefix + "'" + ODEMOCAP_REPLAY_PATH + "' " + arguments + " > '" +
+                              (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir / "out"), slurp(dir / "err")};
+}
+
+class Replay : public ::testing::Test {
+protected:
+  /// One headless --compare run of 4 s on the bundled capture, shared by the tests.
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(scratch("suite"));
+    const fs::path metrics = *dir_ / "metrics.json";
+    outcome_ = new Outcome(
+        run(*dir_, "--headless --compare --seconds 4 --metrics '" + metrics.string() + "'"));
+    runs_ = new std::map<std::string, nlohmann::json>;
+    if (outcome_->status == 0) {
+      const nlohmann::json j = nlohmann::json::parse(slurp(metrics));
+      for (const auto& r : j.at("runs")) {
+        (*runs_)[r.at("mode").get<std::string>()] = r;
+      }
+      *capture_ = j.at("capture");
+    }
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete outcome_;
+    delete runs_;
+  }
+  void SetUp() override {
+    ASSERT_EQ(outcome_->status, 0) << outcome_->err;
+    ASSERT_EQ(runs_->size(), 3u);
+  }
+  static const nlohmann::json& mode(const char* name) { return runs_->at(name); }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline Outcome* outcome_ = nullptr;
+  static inline std::map<std::string, nlohmann::json>* runs_ = nullptr;
+  static inline nlohmann::json capture_[1];
+};
+
+TEST_F(Replay, SummaryNamesTheCaptureAndEveryMode) {
+  EXPECT_NE(outcome_->out.find("131_03.bvh"), std::string::npos);
+  for (const char* m : {"geodesic", "linear", "teleport"}) {
+    EXPECT_NE(outcome_->out.find(m), std::string::npos) << m;
+  }
+  EXPECT_EQ(capture_[0].at("tracks"), 31);
+  EXPECT_NEAR(capture_[0].at("rate_hz").get<double>(), 120.0, 0.01);
+}
+
+TEST_F(Replay, NoNaNAndCapturedBodiesStayOnTheirTracks) {
+  for (const char* m : {"geodesic", "linear", "teleport"}) {
+    const auto& r = mode(m);
+    EXPECT_EQ(r.at("nan_values"), 0) << m;
+    EXPECT_EQ(r.at("steps"), 960) << m; // 4 s at 240 Hz
+    EXPECT_EQ(r.at("kinematic_bodies"), 32) << m;
+    EXPECT_LT(r.at("track_error_max_m").get<double>(), 1e-9) << m;
+  }
+  EXPECT_LT(mode("geodesic").at("track_error_max_rad").get<double>(), 1e-9);
+  // The naive quaternion difference misses the captured orientation every step.
+  EXPECT_GT(mode("linear").at("track_error_max_rad").get<double>(), 1e-4);
+}
+
+TEST_F(Replay, PropsAreMovedByContact) {
+  const auto& r = mode("geodesic");
+  EXPECT_GE(r.at("props_moved").get<int>(), 2);
+  EXPECT_GT(r.at("prop_displacement_max_m").get<double>(), 0.2);
+  EXPECT_GT(r.at("contacts_total").get<long>(), 1000);
+}
+
+TEST_F(Replay, HandChainIsHeldWithGeodesicVelocitiesAndNotWithTeleport) {
+  const auto& good = mode("geodesic");
+  const auto& bad = mode("teleport");
+  EXPECT_LT(good.at("hand_lock_angle_rms_deg").get<double>(), 1.0);
+  EXPECT_LT(good.at("hand_lock_gap_rms_m").get<double>(), 0.003);
+  EXPECT_GT(bad.at("hand_lock_angle_rms_deg").get<double>(),
+            10 * good.at("hand_lock_angle_rms_deg").get<double>());
+  EXPECT_GT(bad.at("hand_lock_gap_rms_m").get<double>(),
+            5 * good.at("hand_lock_gap_rms_m").get<double>());
+}
+
+TEST_F(Replay, FrictionCarriesTheRiderOnlyWhenTheTrayHasAVelocity) {
+  EXPECT_TRUE(mode("geodesic").at("rider_carried").get<bool>());
+  EXPECT_LT(mode("geodesic").at("rider_slip_max_m").get<double>(), 0.02);
+  EXPECT_FALSE(mode("teleport").at("rider_carried").get<bool>());
+  EXPECT_GT(mode("teleport").at("rider_slip_max_m").get<double>(), 0.3);
+}
+
+TEST(ReplayOutputs, TraceHasEveryBodyAtEveryStep) {
+  const fs::path dir = scratch("trace");
+  const Outcome r = run(dir, "--headless --seconds 0.25 --rate 120 --trace '" +
+                                 (dir / "trace.csv").string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(dir / "trace.csv");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "mode,time,body,x,y,z,qw,qx,qy,qz");
+  std::map<std::string, int> per_body;
+  while (std::getline(in, line)) {
+    const auto first = line.find(',');
+    const auto second = line.find(',', first + 1);
+    const auto third = line.find(',', second + 1);
+    ++per_body[line.substr(second + 1, third - second - 1)];
+  }
+  EXPECT_EQ(per_body.size(), 32u + 19u); // 31 captured, tray; 10 props, 4 stack, 4 links, rider
+  for (const auto& [body, rows] : per_body) {
+    EXPECT_EQ(rows, 30) << body; // 0.25 s at 120 Hz
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ReplayOutputs, UnreadableCaptureIsReportedWithItsName) {
+  const fs::path dir = scratch("bad");
+  std::ofstream(dir / "broken.bvh") << "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0\n";
+  const Outcome r = run(dir, "--headless --capture '" + (dir / "broken.bvh").string() + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("broken.bvh"), std::string::npos) << r.err;
+  const Outcome usage = run(dir, "--headless --drive sideways");
+  EXPECT_NE(usage.status, 0);
+  fs::remove_all(dir);
+}
+
+#ifdef ODEMOCAP_TEST_PNG
+/// Distinct colours and the share of pixels unlike the top-left one (the sky).
+struct Picture {
+  int width = 0;
+  int height = 0;
+  std::size_t colours = 0;
+  double not_background = 0.0;
+};
+
+Picture read_png(const fs::path& path) {
+  Picture p;
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&image, path.c_str()) == 0) {
+    return p;
+  }
+  image.format = PNG_FORMAT_RGB;
+  std::vector<unsigned char> pixels(PNG_IMAGE_SIZE(image));
+  if (png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr) == 0) {
+    return p;
+  }
+  p.width = static_cast<int>(image.width);
+  p.height = static_cast<int>(image.height);
+  const auto colour = [&](std::size_t i) {
+    return static_cast<unsigned>(pixels[3 * i]) << 16 |
+           static_cast<unsigned>(pixels[3 * i + 1]) << 8 | static_cast<unsigned>(pixels[3 * i + 2]);
+  };
+  std::set<unsigned> colours;
+  std::size_t different = 0;
+  const std::size_t n = static_cast<std::size_t>(p.width) * p.height;
+  for (std::size_t i = 0; i < n; ++i) {
+    colours.insert(colour(i));
+    different += colour(i) != colour(0) ? 1 : 0;
+  }
+  p.colours = colours.size();
+  p.not_background = static_cast<double>(different) / static_cast<double>(n);
+  return p;
+}
+
+TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run is not installed (Debian package xvfb): window mode not tested";
+  }
+  const fs::path dir = scratch("window");
+  const fs::path shot = dir / "shot.png";
+  // Under the sanitizer build, leak checking is off for this run only: Mesa's software driver
+  // is unloaded with a few hundred bytes still allocated, which LeakSanitizer reports against
+  // an unknown module. Memory errors are still caught; the headless tests check our leaks.
+  const Outcome r = run(dir, "--screenshot '" + shot.string() + "' --frames 30",
+                        "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
+                        "xvfb-run -a -s '-screen 0 800x600x24' ");
+  if (r.status == 2 && r.err.find("window") != std::string::npos) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << "no display server could be started: " << r.err;
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Picture p = read_png(shot);
+  std::printf("[ metric ] screenshot %dx%d, %zu colours, %.1f%% not background\n", p.width,
+              p.height, p.colours, 100 * p.not_background);
+  EXPECT_EQ(p.width, 1280);
+  EXPECT_EQ(p.height, 720);
+  EXPECT_GT(p.colours, 50u);        // shading, not a flat fill
+  EXPECT_GT(p.not_background, 0.3); // the floor and the bodies cover the picture
+  fs::remove_all(dir);
+}
+#endif
+
+} // namespace
