@@ -19,9 +19,9 @@ struct ValidateCommand {
   std::vector<std::string> paths; ///< files, directories, glob patterns
   unsigned threads = 1;
   OutputFormat format = OutputFormat::Text;
-  bool strict = false;            ///< warnings fail too
-  std::size_t shard_index = 0;    ///< this job's shard ...
-  std::size_t shard_count = 1;    ///< ... of this many
+  bool strict = false;         ///< warnings fail too
+  std::size_t shard_index = 0; ///< this job's shard ...
+  std::size_t shard_count = 1; ///< ... of this many
 };
 
 /// What `odemocap convert` was asked to do.
@@ -31,6 +31,11 @@ struct ConvertCommand {
   std::size_t fill_gaps = 0; ///< fill gaps of up to this many samples (0: none)
   double rate = 0.0;         ///< resample to this rate in Hz (0: keep the samples)
   Interp interp = Interp::Linear;
+  /// Rigid bodies to fit from marker clusters, as `NAME = M1, M2, M3`; with any, the output
+  /// holds the fitted bodies instead of the input's tracks.
+  std::vector<std::string> clusters;
+  std::string cluster_file; ///< more definitions, one per line
+  double max_rms = 0.005;   ///< fit residual above which a sample is flagged (m)
 };
 
 /// `odemocap convert IN -o OUT`: to rigid-body CSV, with optional repairs.

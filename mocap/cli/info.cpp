@@ -36,9 +36,13 @@ TrackSummary summarise(const Track& track) {
   return s;
 }
 
-const char* axis_name(Axis a) { return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z"; }
+const char* axis_name(Axis a) {
+  return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z";
+}
 
-nlohmann::json vec(const Vec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+nlohmann::json vec(const Vec3& v) {
+  return nlohmann::json::array({v.x, v.y, v.z});
+}
 
 void print_json(const std::string& path, const Capture& capture,
                 const std::vector<TrackSummary>& tracks) {
@@ -59,7 +63,12 @@ void print_json(const std::string& path, const Capture& capture,
                          {"start_time", t.empty() ? 0.0 : t.start_time()},
                          {"end_time", t.empty() ? 0.0 : t.end_time()},
                          {"max_linear_speed", s.max_linear_speed},
-                         {"max_angular_speed", s.max_angular_speed}};
+                         {"position_only", t.position_only()}};
+    if (t.position_only()) {
+      track["max_angular_speed"] = nullptr; // markers have no orientation
+    } else {
+      track["max_angular_speed"] = s.max_angular_speed;
+    }
     if (t.valid_count() > 0) {
       track["position_min"] = vec(s.low);
       track["position_max"] = vec(s.high);
@@ -98,9 +107,18 @@ void print_text(const std::string& path, const Capture& capture,
   std::printf("  %-20s %8s %8s  %-44s %10s %10s\n", "track", "samples", "valid",
               "position range x / y / z", "max |v|", "max rad/s");
   for (const TrackSummary& s : tracks) {
-    std::printf("  %-20s %8zu %8zu  [%7.3f %7.3f] [%7.3f %7.3f] [%7.3f %7.3f] %10.3f %10.3f\n",
+    char spin[32] = "-"; // markers have no orientation
+    if (!s.track->position_only()) {
+      std::snprintf(spin, sizeof spin, "%.3f", s.max_angular_speed);
+    }
+    if (s.track->valid_count() == 0) {
+      std::printf("  %-20s %8zu %8zu  %-44s %10s %10s\n", s.track->name().c_str(), s.track->size(),
+                  std::size_t{0}, "(no valid sample)", "-", "-");
+      continue;
+    }
+    std::printf("  %-20s %8zu %8zu  [%7.3f %7.3f] [%7.3f %7.3f] [%7.3f %7.3f] %10.3f %10s\n",
                 s.track->name().c_str(), s.track->size(), s.track->valid_count(), s.low.x, s.high.x,
-                s.low.y, s.high.y, s.low.z, s.high.z, s.max_linear_speed, s.max_angular_speed);
+                s.low.y, s.high.y, s.low.z, s.high.z, s.max_linear_speed, spin);
   }
 }
 

@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   LoadOptions load;
   std::string up;
   const auto add_load_options = [&](CLI::App* command) {
-    command->add_option("--scale", load.length_scale,
-                        "factor applied to positions, e.g. 0.01 for cm to m (default 1)")
+    command
+        ->add_option("--scale", load.length_scale,
+                     "factor applied to positions, e.g. 0.01 for cm to m (default 1)")
         ->check(CLI::PositiveNumber);
     command->add_option("--up", up, "rotate the capture so this axis is up (x, y or z)")
         ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
@@ -43,8 +44,9 @@ int main(int argc, char** argv) {
   velocities->add_option("-o,--output", out_path, "CSV file to write")->required();
   velocities->add_option("--scheme", scheme_name, "forward, backward or central (default central)")
       ->check(CLI::IsMember({"forward", "backward", "central"}));
-  velocities->add_option("--estimator", estimator_name,
-                         "geodesic (Slerp derivative, default) or linear (naive baseline)")
+  velocities
+      ->add_option("--estimator", estimator_name,
+                   "geodesic (Slerp derivative, default) or linear (naive baseline)")
       ->check(CLI::IsMember({"geodesic", "linear"}));
   add_load_options(velocities);
 
@@ -56,8 +58,9 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand(
       "validate", "check capture files and report what is wrong where (exit 0: nothing fails, "
                   "1: problems, 2: nothing readable)");
-  validate->add_option("PATH", validate_command.paths,
-                       "files, directories (searched for .bvh and .csv), glob patterns")
+  validate
+      ->add_option("PATH", validate_command.paths,
+                   "files, directories (searched for .bvh, .csv, .c3d and .tsv), glob patterns")
       ->required();
   validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")
       ->check(CLI::PositiveNumber);
@@ -66,18 +69,28 @@ int main(int argc, char** argv) {
   validate->add_flag("--strict", validate_command.strict, "warnings fail too");
   validate->add_option("--shard", shard_text,
                        "I/N: validate only shard I (0-based) of N, chosen by a hash of each path");
-  validate->add_option("--max-angular-speed", checks.max_angular_speed,
-                       "rad/s between samples (spike above)")->capture_default_str();
-  validate->add_option("--max-linear-speed", checks.max_linear_speed,
-                       "length units/s (spike above; use --scale for metres)")
+  validate
+      ->add_option("--max-angular-speed", checks.max_angular_speed,
+                   "rad/s between samples (spike above)")
       ->capture_default_str();
-  validate->add_option("--max-acceleration", checks.max_linear_acceleration,
-                       "length units/s^2 (spike above)")->capture_default_str();
-  validate->add_option("--max-frozen", checks.max_frozen_samples,
-                       "identical consecutive samples allowed")->capture_default_str();
-  validate->add_option("--max-bone-length", checks.max_bone_length, "BVH offsets (length units)")->capture_default_str();
-  validate->add_option("--dropped-frame-factor", checks.dropped_frame_factor,
-                       "an interval this many times the median means dropped frames")->capture_default_str();
+  validate
+      ->add_option("--max-linear-speed", checks.max_linear_speed,
+                   "length units/s (spike above; use --scale for metres)")
+      ->capture_default_str();
+  validate
+      ->add_option("--max-acceleration", checks.max_linear_acceleration,
+                   "length units/s^2 (spike above)")
+      ->capture_default_str();
+  validate
+      ->add_option("--max-frozen", checks.max_frozen_samples,
+                   "identical consecutive samples allowed")
+      ->capture_default_str();
+  validate->add_option("--max-bone-length", checks.max_bone_length, "BVH offsets (length units)")
+      ->capture_default_str();
+  validate
+      ->add_option("--dropped-frame-factor", checks.dropped_frame_factor,
+                   "an interval this many times the median means dropped frames")
+      ->capture_default_str();
   add_load_options(validate);
 
   cli::ConvertCommand convert_command;
@@ -94,6 +107,18 @@ int main(int argc, char** argv) {
   convert->add_option("--resample", convert_command.rate, "resample to this rate (Hz)")
       ->check(CLI::PositiveNumber);
   convert->add_flag("--cubic", cubic, "cubic instead of linear interpolation for the repairs");
+  convert->add_option("--cluster", convert_command.clusters,
+                      "fit a rigid body to markers: 'NAME=M1,M2,M3[,...]' (repeatable); the output "
+                      "then holds the fitted bodies");
+  convert
+      ->add_option("--clusters", convert_command.cluster_file,
+                   "file of cluster definitions, one 'NAME = M1, M2, M3' per line")
+      ->check(CLI::ExistingFile);
+  convert
+      ->add_option("--max-rms", convert_command.max_rms,
+                   "cluster fit residual (m, after --scale) above which samples are flagged")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   add_load_options(convert);
 
   try {

@@ -4,12 +4,8 @@
 namespace odemocap {
 
 const Track* Capture::find_track(std::string_view name) const& {
-  for (const Track& t : tracks_) {
-    if (t.name() == name) {
-      return &t;
-    }
-  }
-  return nullptr;
+  const auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &tracks_[it->second];
 }
 
 const Track& Capture::track(std::string_view name) const& {
@@ -31,6 +27,7 @@ void Capture::add_track(Track track) {
   if (find_track(track.name()) != nullptr) {
     throw MocapError("capture '" + info_.source + "' already has a track '" + track.name() + "'");
   }
+  index_.emplace(track.name(), tracks_.size());
   tracks_.push_back(std::move(track));
 }
 

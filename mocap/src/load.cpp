@@ -34,9 +34,9 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw LoadError(path, 0, 0,
-                    ec ? "cannot read: " + ec.message()
-                       : std::filesystem::exists(path, ec) ? "not a regular file"
-                                                           : "no such file");
+                    ec                                  ? "cannot read: " + ec.message()
+                    : std::filesystem::exists(path, ec) ? "not a regular file"
+                                                        : "no such file");
   }
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) {
@@ -54,10 +54,26 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::uintmax_t>(in.gcount()) != size) {
-    throw LoadError(path, 0, 0, "read " + std::to_string(in.gcount()) + " of " +
-                                    std::to_string(size) + " bytes: the file changed or failed");
+    throw LoadError(path, 0, 0,
+                    "read " + std::to_string(in.gcount()) + " of " + std::to_string(size) +
+                        " bytes: the file changed or failed");
   }
   return text;
+}
+
+/// Byte 1: the parameter block number; byte 2: the key 0x50; the parameter section's fourth
+/// byte: a processor type (84 Intel, 85 DEC, 86 MIPS). Text files do not pass all three.
+bool looks_like_c3d(std::string_view data) {
+  if (data.size() < 2 || static_cast<unsigned char>(data[1]) != 0x50 || data[0] == 0) {
+    return false;
+  }
+  const std::size_t processor = (static_cast<unsigned char>(data[0]) - 1u) * 512 + 3;
+  if (processor >= data.size()) {
+    // Truncated, or text whose second character is 'P': binary data has NUL bytes early.
+    return data.substr(0, 512).find('\0') != std::string_view::npos;
+  }
+  const auto p = static_cast<unsigned char>(data[processor]);
+  return p >= 84 && p <= 86;
 }
 
 } // namespace
@@ -73,11 +89,16 @@ const char* to_string(Format format) {
   case Format::Bvh: return "bvh";
   case Format::RigidBodyCsv: return "rigid-body-csv";
   case Format::MotiveCsv: return "motive-csv";
+  case Format::C3d: return "c3d";
+  case Format::QualisysTsv: return "qualisys-tsv";
   }
   return "?";
 }
 
 Format detect_format(std::string_view text, std::string_view source) {
+  if (looks_like_c3d(text)) {
+    return Format::C3d;
+  }
   std::string_view rest = text;
   if (rest.substr(0, 3) == "\xEF\xBB\xBF") {
     rest.remove_prefix(3);
@@ -98,6 +119,9 @@ Format detect_format(std::string_view text, std::string_view source) {
   if (first_cell.substr(0, 14) == "Format Version") {
     return Format::MotiveCsv;
   }
+  if (first_cell == "NO_OF_FRAMES") {
+    return Format::QualisysTsv;
+  }
   if (line.find_first_of(",;\t") != std::string_view::npos) {
     return Format::RigidBodyCsv;
   }
@@ -115,6 +139,8 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
   case Format::Bvh: return parse_bvh(text, source, options);
   case Format::RigidBodyCsv: return parse_rigid_body_csv(text, source, options);
   case Format::MotiveCsv: return parse_motive_csv(text, source, options);
+  case Format::C3d: return parse_c3d(text, source, options);
+  case Format::QualisysTsv: return parse_qualisys_tsv(text, source, options);
   case Format::Auto: break;
   }
   throw LoadError(std::string(source), 0, 0, "no loader for this format");

@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -26,8 +27,8 @@ const std::string& cmu_text() {
 }
 
 const std::string& motive_text() {
-  static const std::string text = read(std::string(ODEMOCAP_SHARED_DATA_DIR) +
-                                       "/pathviewr/pathviewr_motive_example_data.csv");
+  static const std::string text =
+      read(std::string(ODEMOCAP_SHARED_DATA_DIR) + "/pathviewr/pathviewr_motive_example_data.csv");
   return text;
 }
 
@@ -52,8 +53,7 @@ double floor_sum(const std::string& text, char extra) {
   return sum;
 }
 
-template <const std::string& (*Text)(), char Extra>
-void floor_from_chars(benchmark::State& state) {
+template <const std::string& (*Text)(), char Extra> void floor_from_chars(benchmark::State& state) {
   const std::string& text = Text();
   for (auto _ : state) {
     benchmark::DoNotOptimize(floor_sum(text, Extra));
@@ -106,12 +106,71 @@ void bvh_forward_kinematics(benchmark::State& state) {
                           static_cast<std::int64_t>(skeleton.frame_count * skeleton.joints.size()));
 }
 
+const std::string& vicon_c3d() {
+  static const std::string bytes = read(std::string(ODEMOCAP_SHARED_DATA_DIR) + "/ezc3d/Vicon.c3d");
+  return bytes;
+}
+
+/// The C3D floor: what any reader of this Intel float file must do at least. Take the layout
+/// from the header, then for every frame and point copy the four floats out, convert them to
+/// double and store position and validity in preallocated arrays; step over the analog block.
+void floor_c3d_read_convert(benchmark::State& state) {
+  const std::string& bytes = vicon_c3d();
+  if (bytes.empty()) {
+    state.SkipWithError("../shared/data/ezc3d is not beside the checkout");
+    return;
+  }
+  const auto word = [&](std::size_t at) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(bytes[at]) |
+                                    static_cast<unsigned char>(bytes[at + 1]) << 8);
+  };
+  const std::size_t points = word(2);
+  const std::size_t analog = word(4);
+  const std::size_t frames = word(8) - word(6) + 1;
+  const std::size_t start = (word(16) - 1) * 512;
+  const std::size_t frame_bytes = (4 * points + analog) * 4;
+  std::vector<double> xyz(points * frames * 3);
+  std::vector<unsigned char> valid(points * frames);
+  for (auto _ : state) {
+    for (std::size_t f = 0; f < frames; ++f) {
+      const char* frame = bytes.data() + start + f * frame_bytes;
+      for (std::size_t p = 0; p < points; ++p) {
+        float v[4];
+        std::memcpy(v, frame + 16 * p, sizeof v);
+        const std::size_t i = p * frames + f;
+        xyz[3 * i] = v[0];
+        xyz[3 * i + 1] = v[1];
+        xyz[3 * i + 2] = v[2];
+        valid[i] = v[3] >= 0.0f;
+      }
+    }
+    benchmark::DoNotOptimize(xyz.data());
+    benchmark::DoNotOptimize(valid.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+}
+
+/// The whole C3D load: parameters, checks, 51 marker tracks with their gaps, units to metres.
+void c3d_load(benchmark::State& state) {
+  const std::string& bytes = vicon_c3d();
+  if (bytes.empty()) {
+    state.SkipWithError("../shared/data/ezc3d is not beside the checkout");
+    return;
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(parse_c3d(bytes, "Vicon.c3d"));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+}
+
 BENCHMARK_TEMPLATE(floor_from_chars, cmu_text, ' ')->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_parse)->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_load)->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_forward_kinematics)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(floor_from_chars, motive_text, ',')->Unit(benchmark::kMillisecond);
 BENCHMARK(motive_parse)->Unit(benchmark::kMillisecond);
+BENCHMARK(floor_c3d_read_convert)->Unit(benchmark::kMillisecond);
+BENCHMARK(c3d_load)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -2,6 +2,8 @@
 // writes against the analytic truth they were made from.
 #include "support/data_paths.hpp"
 
+#include <odemocap/mocap.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -65,8 +67,8 @@ protected:
       }
       // q(t) = exp(w t): rotation by |w| t about w / |w|.
       const double rate = std::sqrt(1 + 4 + 0.25), half = 0.5 * rate * t, s = std::sin(half) / rate;
-      out << 0.3 * t << ',' << -0.2 * t << ',' << 0.1 * t << ',' << std::cos(half) << ','
-          << 1 * s << ',' << 2 * s << ',' << -0.5 * s << '\n';
+      out << 0.3 * t << ',' << -0.2 * t << ',' << 0.1 * t << ',' << std::cos(half) << ',' << 1 * s
+          << ',' << 2 * s << ',' << -0.5 * s << '\n';
     }
     return path;
   }
@@ -91,7 +93,8 @@ TEST_F(Cli, InfoReportsTheCapturesShapeAndSpeedsAsJson) {
 }
 
 TEST_F(Cli, InfoOnTheBundledCmuCapture) {
-  const Outcome r = run("info '" + odemocap::test::repo_data("cmu/131_01.bvh") + "' --scale 0.05644 --up z");
+  const Outcome r =
+      run("info '" + odemocap::test::repo_data("cmu/131_01.bvh") + "' --scale 0.05644 --up z");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("bvh, 31 tracks, 994 frames at 120 Hz"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("up axis: Z"), std::string::npos) << r.out;
@@ -134,7 +137,8 @@ TEST_F(Cli, UsageErrorsAndUnreadableFilesExitWithTwo) {
   const Outcome missing = run("info /no/such/capture.bvh");
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("/no/such/capture.bvh"), std::string::npos) << missing.err;
-  const Outcome malformed = run("info '" + odemocap::test::test_data("malformed/short_row.bvh") + "'");
+  const Outcome malformed =
+      run("info '" + odemocap::test::test_data("malformed/short_row.bvh") + "'");
   EXPECT_EQ(malformed.status, 2);
   EXPECT_NE(malformed.err.find("short_row.bvh:15:4:"), std::string::npos) << malformed.err;
   EXPECT_EQ(run("--help").status, 0);
@@ -142,7 +146,8 @@ TEST_F(Cli, UsageErrorsAndUnreadableFilesExitWithTwo) {
 
 TEST_F(Cli, ConvertFillsShortGapsResamplesAndWritesCsvTheLoadersRead) {
   const std::string out = (dir_ / "converted.csv").string();
-  const Outcome r = run("convert '" + analytic_csv() + "' -o '" + out + "' --fill-gaps 2 --resample 50");
+  const Outcome r =
+      run("convert '" + analytic_csv() + "' -o '" + out + "' --fill-gaps 2 --resample 50");
   ASSERT_EQ(r.status, 0) << r.err;
   const Outcome info = run("info --format json '" + out + "'");
   ASSERT_EQ(info.status, 0) << info.err;
@@ -186,9 +191,12 @@ protected:
     const auto d = dir_ / "batch";
     std::filesystem::create_directories(d / "nested");
     write_capture(d / "clean.csv", [](int, double&, double&, double&, bool&) {});
-    write_capture(d / "gap.csv", [](int i, double&, double&, double&, bool& v) { v = i < 40 || i > 44; });
-    write_capture(d / "teleport.csv", [](int i, double&, double& x, double&, bool&) { x += i == 70 ? 1.0 : 0.0; });
-    write_capture(d / "spin.csv", [](int i, double&, double&, double& a, bool&) { a += i == 60 ? 1.5 : 0.0; });
+    write_capture(d / "gap.csv",
+                  [](int i, double&, double&, double&, bool& v) { v = i < 40 || i > 44; });
+    write_capture(d / "teleport.csv",
+                  [](int i, double&, double& x, double&, bool&) { x += i == 70 ? 1.0 : 0.0; });
+    write_capture(d / "spin.csv",
+                  [](int i, double&, double&, double& a, bool&) { a += i == 60 ? 1.5 : 0.0; });
     write_capture(d / "nested" / "dropped.csv", [](int i, double& t, double& x, double& a, bool&) {
       if (i >= 100) {
         t += 0.05;
@@ -201,7 +209,8 @@ protected:
       x = 0.3 * held;
       a = 2.0 * held;
     });
-    std::ofstream(d / "broken.csv") << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n0,1,2,three,1,0,0,0\n";
+    std::ofstream(d / "broken.csv")
+        << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n0,1,2,three,1,0,0,0\n";
     std::ofstream(d / "notes.txt") << "not a capture: directories are searched for .bvh and .csv\n";
     return d;
   }
@@ -254,7 +263,8 @@ TEST_F(Validate, JsonReportFollowsTheDocumentedSchema) {
     EXPECT_TRUE(f["status"] == "clean" || f["status"] == "findings" || f["status"] == "unreadable");
     for (const nlohmann::json& x : f["findings"]) {
       EXPECT_TRUE(x["check"].is_string());
-      EXPECT_TRUE(x["severity"] == "info" || x["severity"] == "warning" || x["severity"] == "error");
+      EXPECT_TRUE(x["severity"] == "info" || x["severity"] == "warning" ||
+                  x["severity"] == "error");
       EXPECT_TRUE(x["track"].is_string());
       EXPECT_TRUE(x["first"].is_number_unsigned());
       EXPECT_TRUE(x["last"].is_number_unsigned());
@@ -283,8 +293,8 @@ TEST_F(Validate, ShardsSplitTheBatchAndTheOutputDoesNotDependOnThreads) {
   EXPECT_EQ(run("validate --format jsonl -j 2 '" + d + "'").out, one);
   std::map<std::string, int> seen;
   for (int i = 0; i < 3; ++i) {
-    for (const auto& [file, report] : by_file(run("validate --format jsonl --shard " +
-                                                  std::to_string(i) + "/3 '" + d + "'").out)) {
+    for (const auto& [file, report] : by_file(
+             run("validate --format jsonl --shard " + std::to_string(i) + "/3 '" + d + "'").out)) {
       ++seen[file];
     }
   }
@@ -301,8 +311,17 @@ TEST_F(Validate, TheSharedRealCapturesAreCleanOrShowTheirRealDefects) {
   const Outcome r = run("validate --format jsonl '" + shared + "'");
   ASSERT_EQ(r.status, 0) << r.err; // warnings only: nothing unreadable
   const auto files = by_file(r.out);
-  // The .bvh and .csv files (C3D and TSV are not searched for yet).
-  EXPECT_EQ(files.size(), 4u) << r.out;
+  // Two BVH, two CSV, two C3D and one TSV file.
+  EXPECT_EQ(files.size(), 7u) << r.out;
+  EXPECT_EQ(files.at("stand_6D.tsv")["format"], "qualisys-tsv");
+  EXPECT_EQ(files.at("stand_6D.tsv")["status"], "clean");
+  EXPECT_EQ(files.at("Qualisys.c3d")["format"], "c3d");
+  int gap_samples = 0;
+  for (const nlohmann::json& x : files.at("Vicon.c3d")["findings"]) {
+    ASSERT_EQ(x["check"], "gap") << x;
+    gap_samples += x["last"].get<int>() - x["first"].get<int>() + 1;
+  }
+  EXPECT_EQ(gap_samples, 305); // the C3D's invalid samples, PROVENANCE's count
   EXPECT_EQ(files.at("sample_optitrack_take.csv")["status"], "clean");
   std::map<std::string, int> checks;
   for (const nlohmann::json& x : files.at("pathviewr_motive_example_data.csv")["findings"]) {
@@ -316,6 +335,42 @@ TEST_F(Validate, TheSharedRealCapturesAreCleanOrShowTheirRealDefects) {
     thumb = thumb || (x["check"] == "angular-speed-spike" && x["track"] == "RThumb");
   }
   EXPECT_TRUE(thumb);
+}
+
+TEST_F(Cli, ConvertFitsRigidBodiesToMarkerClustersAndFlagsNonRigidOnes) {
+  const std::string vicon = odemocap::test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(vicon);
+  const auto definitions = dir_ / "clusters.txt";
+  std::ofstream(definitions)
+      << "# the box and something that is not rigid\n"
+         "box = boite:gauche_ext, boite:avant_gauche, boite:avant_droit, "
+         "boite:arriere_droit\n"
+         "\n"
+         "trunk = Daphnee:ASISr, Daphnee:ASISl, Daphnee:PSISr, Daphnee:STER\n";
+  const auto out = dir_ / "bodies.csv";
+  const Outcome r = run("convert '" + vicon + "' -o '" + out.string() + "' --clusters '" +
+                        definitions.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // gauche_ext has 6 gaps; the other three are always there, and three are enough.
+  EXPECT_NE(r.err.find("cluster 'box': 580 of 580 samples fitted"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cluster 'box'"), std::string::npos);
+  const auto box_line = r.err.substr(r.err.find("cluster 'box'"));
+  EXPECT_NE(box_line.substr(0, box_line.find('\n')).find(", 0 flagged"), std::string::npos)
+      << box_line;
+  const auto trunk_line = r.err.substr(r.err.find("cluster 'trunk'"));
+  EXPECT_EQ(trunk_line.substr(0, trunk_line.find('\n')).find(", 0 flagged"), std::string::npos)
+      << trunk_line;
+  const odemocap::Capture bodies = odemocap::load_capture(out.string());
+  ASSERT_EQ(bodies.tracks().size(), 2u);
+  EXPECT_EQ(bodies.tracks()[0].name(), "box");
+  EXPECT_EQ(bodies.tracks()[0].size(), 580u);
+
+  std::ofstream(definitions) << "box = a, b\n";
+  const Outcome bad = run("convert '" + vicon + "' -o '" + out.string() + "' --clusters '" +
+                          definitions.string() + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("clusters.txt:1:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("needs at least 3"), std::string::npos) << bad.err;
 }
 
 TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {

@@ -4,6 +4,7 @@
 #include <odemocap/skeleton.hpp>
 #include <odemocap/track.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,12 +17,12 @@ enum class Axis { X, Y, Z };
 
 /// Metadata of a capture.
 struct CaptureInfo {
-  std::string source;        ///< file path or a description of where the data came from
-  std::string format;        ///< format name, e.g. "bvh", "motive-csv"; empty when built in code
-  double frame_rate = 0.0;   ///< nominal capture rate (Hz); 0 when unknown
+  std::string source;      ///< file path or a description of where the data came from
+  std::string format;      ///< format name, e.g. "bvh", "motive-csv"; empty when built in code
+  double frame_rate = 0.0; ///< nominal capture rate (Hz); 0 when unknown
   std::string length_unit = "m"; ///< unit the file declared ("" when it declares none)
-  double length_scale = 1.0; ///< factor applied to the file's numbers to get stored positions
-  Axis up_axis = Axis::Z;    ///< world axis pointing up in the stored positions
+  double length_scale = 1.0;     ///< factor applied to the file's numbers to get stored positions
+  Axis up_axis = Axis::Z;        ///< world axis pointing up in the stored positions
   /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
   /// with the data rows; one sentence each.
   std::vector<std::string> notes;
@@ -61,6 +62,8 @@ public:
 private:
   CaptureInfo info_;
   std::vector<Track> tracks_;
+  /// Track index by name: captures with thousands of markers stay O(1) per lookup.
+  std::map<std::string, std::size_t, std::less<>> index_;
   std::optional<Skeleton> skeleton_;
 };
 

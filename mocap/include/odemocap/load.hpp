@@ -1,5 +1,6 @@
 #pragma once
-/// Loading captures from files: BVH, rigid-body CSV and OptiTrack Motive CSV.
+/// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D and Qualisys
+/// 6DOF TSV.
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
@@ -38,6 +39,8 @@ enum class Format {
   Bvh,          ///< Biovision hierarchy
   RigidBodyCsv, ///< generic rigid-body CSV (see README: header naming columns)
   MotiveCsv,    ///< OptiTrack Motive CSV export
+  C3d,          ///< C3D (Intel or DEC): markers as position-only tracks, ROTATION group as bodies
+  QualisysTsv,  ///< Qualisys Track Manager 6DOF TSV export
 };
 
 /// Order of the four quaternion columns of a generic CSV whose columns are named q0..q3.
@@ -46,13 +49,15 @@ enum class QuatOrder { WXYZ, XYZW };
 /// How to load a capture. The defaults keep the file's own numbers.
 struct LoadOptions {
   Format format = Format::Auto;
-  /// Factor applied to every position after the file's own unit (Motive's "Length Units" is
-  /// converted to metres first; BVH and generic CSV have no declared unit). E.g. 0.01 for
+  /// Factor applied to every position after the file's own unit (Motive's "Length Units",
+  /// C3D's POINT:UNITS and Qualisys's millimetres are converted to metres first; BVH and
+  /// generic CSV have no declared unit). E.g. 0.01 for
   /// centimetres to metres, 0.0254 for inches, 0.0254 / 0.45 for CMU BVH units.
   double length_scale = 1.0;
   /// When set, positions and orientations are rotated from the file's up axis (Y for BVH and
-  /// Motive, Z for generic CSV) to this one by the shortest rotation, e.g. Y-up into ODE's
-  /// usual Z-up: p' = C p, q' = C q (body frames keep their own axes).
+  /// Motive, Z for generic CSV and Qualisys TSV, POINT:Y_SCREEN or else Z for C3D) to this one
+  /// by the shortest rotation, e.g. Y-up into ODE's usual Z-up: p' = C p, q' = C q (body frames
+  /// keep their own axes).
   std::optional<Axis> up_axis;
   /// Names of the tracks to keep; empty keeps all. A name the file lacks is an error.
   std::vector<std::string> tracks;
@@ -77,8 +82,9 @@ Capture load_capture(const std::string& path, const LoadOptions& options = {});
 Capture load_capture_from_memory(std::string_view text, std::string_view source,
                                  const LoadOptions& options = {});
 
-/// The format of capture text: "HIERARCHY" first is BVH, "Format Version" first is Motive,
-/// a delimited header row is generic CSV. Throws LoadError when it is none of these.
+/// The format of capture data: byte 2 = 0x50 is C3D, "HIERARCHY" first is BVH,
+/// "Format Version" first is Motive, "NO_OF_FRAMES" first is Qualisys TSV, a delimited header
+/// row is generic CSV. Throws LoadError when it is none of these.
 Format detect_format(std::string_view text, std::string_view source);
 
 /// Per-format entry points on text in memory (tests and fuzzers use them directly).
@@ -90,6 +96,15 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
                              const LoadOptions& options = {});
 Capture parse_motive_csv(std::string_view text, std::string_view source,
                          const LoadOptions& options = {});
+
+/// C3D bytes: points become position-only tracks (their labels as names; residual < 0 is a
+/// gap), POINT:UNITS converted to metres, the ROTATION group (6DOF) becomes rigid-body tracks;
+/// analog data is stepped over. Times are (frame number - 1) / POINT:RATE. Throws LoadError
+/// naming the byte offset for truncated files, wrong pointers and absurd counts.
+Capture parse_c3d(std::string_view data, std::string_view source, const LoadOptions& options = {});
+/// Qualisys 6DOF TSV (positions in mm converted to metres, Z up; residual -1 or NaN is a gap).
+Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
+                           const LoadOptions& options = {});
 
 /// The format's name, e.g. "bvh", "motive-csv".
 const char* to_string(Format format);

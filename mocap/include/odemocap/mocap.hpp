@@ -5,6 +5,7 @@
 #include <odemocap/error.hpp>
 #include <odemocap/euler.hpp>
 #include <odemocap/interpolation.hpp>
+#include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/quat.hpp>

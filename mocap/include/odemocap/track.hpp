@@ -22,15 +22,19 @@ public:
   static constexpr double k_unit_tolerance = 1e-3;
   /// Plausibility limits: data beyond them is corrupt, and within them every velocity derived
   /// from the track is finite (|v| <= 2e18 m/s, |omega| <= 2 pi 1e9 rad/s).
-  static constexpr double k_max_abs_time = 1e9;      ///< s, about 31 years
-  static constexpr double k_min_interval = 1e-9;     ///< s between consecutive samples
-  static constexpr double k_max_abs_position = 1e9;  ///< m (or file units), per component
+  static constexpr double k_max_abs_time = 1e9;     ///< s, about 31 years
+  static constexpr double k_min_interval = 1e-9;    ///< s between consecutive samples
+  static constexpr double k_max_abs_position = 1e9; ///< m (or file units), per component
 
   /// An empty track called `name`.
   explicit Track(std::string name = {});
 
   /// Track name (joint or rigid-body name).
   const std::string& name() const { return name_; }
+  /// Marker tracks (C3D points) carry positions only: their orientations are the identity and
+  /// mean nothing. Loaders set this; angular checks and estimates skip such tracks.
+  bool position_only() const { return position_only_; }
+  void set_position_only(bool value) { position_only_ = value; }
   /// Number of samples, valid or not.
   std::size_t size() const { return times_.size(); }
   /// Number of valid samples.
@@ -108,6 +112,7 @@ private:
   std::size_t first_flip_ = 0;
   double max_unit_deviation_ = 0.0;
   std::size_t max_unit_deviation_sample_ = 0;
+  bool position_only_ = false;
 };
 
 } // namespace odemocap

@@ -1,0 +1,539 @@
+// C3D (c3d.org): a 512-byte header block, a parameter section of groups and parameters, and a
+// data section of frames (points, then analog samples). Intel (little-endian IEEE) and DEC
+// (little-endian words, VAX F-floats) processors are read; MIPS (big-endian) is refused.
+// Every offset is checked against the file before it is read, and nothing is allocated from a
+// count the file claims until the bytes it implies are known to be there.
+
+#include "load_common.hpp"
+
+#include <odemocap/cluster.hpp>
+#include <odemocap/load.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace odemocap {
+namespace {
+
+constexpr std::size_t k_block = 512;
+
+enum class Processor { Intel, Dec };
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(first, last - first + 1));
+}
+
+/// Bounds-checked reads of little-endian words and the processor's floats.
+class Bytes {
+public:
+  Bytes(std::string_view data, std::string path) : data_(data), path_(std::move(path)) {}
+
+  [[noreturn]] void fail(std::size_t at, const std::string& message) const {
+    throw LoadError(path_, 0, 0, "C3D: " + message + " (byte " + std::to_string(at) + ")");
+  }
+  void need(std::size_t at, std::size_t count, const char* what) const {
+    if (at > data_.size() || count > data_.size() - at) {
+      throw LoadError(path_, 0, 0,
+                      "C3D: " + std::string(what) + ": " + std::to_string(count) +
+                          " byte(s) needed from byte " + std::to_string(at) +
+                          ", the file ends at byte " + std::to_string(data_.size()) +
+                          " (truncated, or a wrong pointer or count)");
+    }
+  }
+  std::uint8_t u8(std::size_t at, const char* what) const {
+    need(at, 1, what);
+    return static_cast<std::uint8_t>(data_[at]);
+  }
+  std::int8_t i8(std::size_t at, const char* what) const {
+    return static_cast<std::int8_t>(u8(at, what));
+  }
+  std::uint16_t u16(std::size_t at, const char* what) const {
+    need(at, 2, what);
+    return static_cast<std::uint16_t>(raw(at) | raw(at + 1) << 8);
+  }
+  std::int16_t i16(std::size_t at, const char* what) const {
+    return static_cast<std::int16_t>(u16(at, what));
+  }
+  float f32(std::size_t at, const char* what) const {
+    need(at, 4, what);
+    return unchecked_f32(at);
+  }
+  /// For hot loops whose whole range was checked with need().
+  float unchecked_f32(std::size_t at) const {
+    std::uint32_t bits;
+    if (processor_ == Processor::Intel) {
+      bits = raw(at) | raw(at + 1) << 8 | raw(at + 2) << 16 | raw(at + 3) << 24;
+    } else {
+      // DEC F-float: two little-endian 16-bit words, high word first; as an IEEE pattern it
+      // reads 4 times too large (exponent bias 128 and a 0.1f mantissa), zero exponent is 0.
+      bits = raw(at + 2) | raw(at + 3) << 8 | raw(at) << 16 | raw(at + 1) << 24;
+      if ((bits & 0x7f800000u) == 0) {
+        return 0.0f;
+      }
+    }
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return processor_ == Processor::Intel ? f : f / 4.0f;
+  }
+  std::int16_t unchecked_i16(std::size_t at) const {
+    return static_cast<std::int16_t>(raw(at) | raw(at + 1) << 8);
+  }
+  std::string_view text(std::size_t at, std::size_t count, const char* what) const {
+    need(at, count, what);
+    return data_.substr(at, count);
+  }
+  std::size_t size() const { return data_.size(); }
+  void set_processor(Processor p) { processor_ = p; }
+
+private:
+  std::uint32_t raw(std::size_t at) const { return static_cast<unsigned char>(data_[at]); }
+
+  std::string_view data_;
+  std::string path_;
+  Processor processor_ = Processor::Intel;
+};
+
+struct Parameter {
+  std::int8_t type = 0; ///< -1 char, 1 byte, 2 int16, 4 float
+  std::vector<std::size_t> dims;
+  std::size_t data = 0;  ///< byte offset of the values
+  std::size_t count = 0; ///< number of values
+  std::size_t record = 0;
+};
+
+class Parameters {
+public:
+  Parameters(const Bytes& bytes, std::size_t start) : bytes_(bytes) { read(start); }
+
+  const Parameter* find(const std::string& group, const std::string& name) const {
+    const auto g = by_name_.find(group + ":" + name);
+    return g == by_name_.end() ? nullptr : &g->second;
+  }
+  bool has_group(const std::string& group) const {
+    for (const auto& [id, name] : groups_) {
+      if (name == group) {
+        return true;
+      }
+    }
+    return false;
+  }
+  /// Value `index` of a numeric parameter; int16 read as unsigned when `unsigned_words`.
+  double number(const Parameter& p, std::size_t index, bool unsigned_words = false) const {
+    if (index >= p.count) {
+      bytes_.fail(p.record, "parameter has " + std::to_string(p.count) + " value(s), value " +
+                                std::to_string(index + 1) + " was needed");
+    }
+    switch (p.type) {
+    case 1: return bytes_.u8(p.data + index, "parameter value");
+    case 2:
+      return unsigned_words ? bytes_.u16(p.data + 2 * index, "parameter value")
+                            : bytes_.i16(p.data + 2 * index, "parameter value");
+    case 4: return bytes_.f32(p.data + 4 * index, "parameter value");
+    default: bytes_.fail(p.record, "a numeric parameter holds characters");
+    }
+  }
+  std::optional<double> number(const std::string& group, const std::string& name,
+                               bool unsigned_words = false) const {
+    const Parameter* p = find(group, name);
+    if (p == nullptr || p->count == 0) {
+      return std::nullopt;
+    }
+    return number(*p, 0, unsigned_words);
+  }
+  /// Value `index` of a parameter that counts something: a whole number in [0, 2^32).
+  std::size_t count(const Parameter& p, std::size_t index, const std::string& what) const {
+    const double v = number(p, index, true);
+    if (!(v >= 0.0 && v < 4294967296.0 && v == std::floor(v))) {
+      bytes_.fail(p.record, what + " must be a whole number from 0, got " + std::to_string(v));
+    }
+    return static_cast<std::size_t>(v);
+  }
+  std::optional<std::size_t> count(const std::string& group, const std::string& name) const {
+    const Parameter* p = find(group, name);
+    if (p == nullptr || p->count == 0) {
+      return std::nullopt;
+    }
+    return count(*p, 0, group + ":" + name);
+  }
+  /// A character parameter as strings: dims [length] is one, [length, count] is count.
+  std::vector<std::string> strings(const std::string& group, const std::string& name) const {
+    const Parameter* p = find(group, name);
+    std::vector<std::string> out;
+    if (p == nullptr || p->type != -1 || p->dims.empty()) {
+      return out;
+    }
+    const std::size_t length = p->dims[0];
+    const std::size_t count = p->count / std::max<std::size_t>(length, 1);
+    for (std::size_t i = 0; i < count; ++i) {
+      out.push_back(trim(bytes_.text(p->data + i * length, length, "parameter text")));
+    }
+    return out;
+  }
+
+private:
+  void read(std::size_t start) {
+    const std::uint8_t blocks = bytes_.u8(start + 2, "parameter block count");
+    if (blocks == 0) {
+      bytes_.fail(start + 2, "the parameter section claims 0 blocks");
+    }
+    const std::size_t end = std::min(bytes_.size(), start + blocks * k_block);
+    std::size_t at = start + 4;
+    std::map<int, std::vector<std::pair<std::string, Parameter>>> pending;
+    while (at + 2 <= end) {
+      const std::int8_t length = bytes_.i8(at, "parameter name length");
+      if (length == 0) {
+        break;
+      }
+      const std::int8_t id = bytes_.i8(at + 1, "group id");
+      if (id == 0) {
+        bytes_.fail(at + 1, "group id 0 is not allowed");
+      }
+      const std::size_t name_length = static_cast<std::size_t>(std::abs(length));
+      const std::string name = upper(trim(bytes_.text(at + 2, name_length, "parameter name")));
+      const std::size_t offset_at = at + 2 + name_length;
+      const std::int16_t next = bytes_.i16(offset_at, "offset to the next parameter");
+      if (next < 0) {
+        bytes_.fail(offset_at,
+                    "offset to the next parameter points backwards (" + std::to_string(next) + ")");
+      }
+      const std::size_t body = offset_at + 2;
+      if (id < 0) {
+        groups_[-id] = name;
+      } else {
+        pending[id].emplace_back(name, read_parameter(at, body, end));
+      }
+      if (next == 0) {
+        break;
+      }
+      at = offset_at + static_cast<std::size_t>(next);
+    }
+    for (auto& [id, parameters] : pending) {
+      const auto g = groups_.find(id);
+      const std::string group = g == groups_.end() ? "#" + std::to_string(id) : g->second;
+      for (auto& [name, p] : parameters) {
+        by_name_.emplace(group + ":" + name, p);
+      }
+    }
+  }
+
+  Parameter read_parameter(std::size_t record, std::size_t body, std::size_t end) const {
+    Parameter p;
+    p.record = record;
+    p.type = bytes_.i8(body, "parameter type");
+    if (p.type != -1 && p.type != 1 && p.type != 2 && p.type != 4) {
+      bytes_.fail(body, "parameter type " + std::to_string(p.type) +
+                            " is none of -1 (char), 1 (byte), 2 (int16), 4 (float)");
+    }
+    const std::uint8_t dims = bytes_.u8(body + 1, "parameter dimension count");
+    std::size_t count = 1;
+    for (std::size_t d = 0; d < dims; ++d) {
+      p.dims.push_back(bytes_.u8(body + 2 + d, "parameter dimension"));
+      count *= p.dims.back(); // <= 255^7: no overflow in 64 bits
+    }
+    p.data = body + 2 + dims;
+    p.count = count;
+    const std::size_t bytes = count * static_cast<std::size_t>(std::abs(p.type));
+    if (p.data > end || bytes > end - p.data) {
+      bytes_.fail(body, "parameter values (" + std::to_string(bytes) +
+                            " bytes) run past the end of the parameter section");
+    }
+    return p;
+  }
+
+  const Bytes& bytes_;
+  std::map<int, std::string> groups_;
+  std::map<std::string, Parameter> by_name_;
+};
+
+double unit_in_metres(const std::string& unit, std::vector<std::string>& notes) {
+  const std::string u = upper(unit);
+  if (u == "MM") {
+    return 0.001;
+  }
+  if (u == "CM") {
+    return 0.01;
+  }
+  if (u == "M") {
+    return 1.0;
+  }
+  if (u == "IN" || u == "INCH") {
+    return 0.0254;
+  }
+  notes.push_back("POINT:UNITS is '" + unit + "', not mm, cm, m or in: millimetres assumed");
+  return 0.001;
+}
+
+Axis up_axis_of(const Parameters& parameters) {
+  const std::vector<std::string> y = parameters.strings("POINT", "Y_SCREEN");
+  if (!y.empty() && y[0].size() == 2) {
+    switch (std::toupper(static_cast<unsigned char>(y[0][1]))) {
+    case 'X': return Axis::X;
+    case 'Y': return Axis::Y;
+    default: break;
+    }
+  }
+  return Axis::Z; // the usual laboratory convention, and what Y_SCREEN "+Z" says
+}
+
+/// Labels for `count` tracks: the LABELS parameters in order, then made non-empty and unique
+/// among all the file's tracks (`seen` counts the names so far).
+std::vector<std::string> labels_of(const Parameters& parameters, const std::string& group,
+                                   std::size_t count, const char* fallback,
+                                   std::map<std::string, int>& seen,
+                                   std::vector<std::string>& notes) {
+  std::vector<std::string> labels = parameters.strings(group, "LABELS");
+  for (int k = 2; labels.size() < count && k < 100; ++k) {
+    const std::vector<std::string> more = parameters.strings(group, "LABELS" + std::to_string(k));
+    if (more.empty()) {
+      break;
+    }
+    labels.insert(labels.end(), more.begin(), more.end());
+  }
+  labels.resize(std::max(labels.size(), count));
+  labels.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (labels[i].empty()) {
+      labels[i] = fallback + std::to_string(i + 1);
+    }
+    int n = ++seen[labels[i]];
+    if (n > 1) {
+      // The new name may itself be taken ("a#2" as a label): count on until it is free.
+      std::string renamed = labels[i] + "#" + std::to_string(n);
+      while (seen.count(renamed) > 0) {
+        renamed = labels[i] + "#" + std::to_string(++n);
+      }
+      notes.push_back(group + " label '" + labels[i] + "' is used more than once; renamed '" +
+                      renamed + "'");
+      seen[renamed] = 1;
+      labels[i] = renamed;
+    }
+  }
+  return labels;
+}
+
+} // namespace
+
+Capture parse_c3d(std::string_view data, std::string_view source, const LoadOptions& options) {
+  detail::check_options(options, source);
+  Bytes bytes(data, std::string(source));
+  const std::uint8_t parameter_block = bytes.u8(0, "header");
+  if (bytes.u8(1, "header") != 0x50) {
+    bytes.fail(1, "not a C3D file: the second byte is not 0x50");
+  }
+  if (parameter_block == 0) {
+    bytes.fail(0, "the header points to parameter block 0");
+  }
+  const std::size_t parameter_start = (parameter_block - 1u) * k_block;
+  const std::uint8_t processor = bytes.u8(parameter_start + 3, "processor type");
+  if (processor == 86) {
+    bytes.fail(parameter_start + 3, "MIPS (big-endian) C3D files are not supported; convert the "
+                                    "file to Intel format (e.g. with ezc3d or Mokka)");
+  }
+  if (processor != 84 && processor != 85) {
+    bytes.fail(parameter_start + 3, "processor type " + std::to_string(processor) +
+                                        " is none of 84 (Intel), 85 (DEC), 86 (MIPS)");
+  }
+  bytes.set_processor(processor == 84 ? Processor::Intel : Processor::Dec);
+  const Parameters parameters(bytes, parameter_start);
+
+  CaptureInfo info;
+  info.source = std::string(source);
+  info.format = to_string(Format::C3d);
+  // The header's fields, overridden by the parameters that describe the same thing.
+  const std::size_t points =
+      parameters.count("POINT", "USED").value_or(bytes.u16(2, "header point count"));
+  const std::size_t analog_values = bytes.u16(4, "header analog count");
+  std::size_t first_frame = bytes.u16(6, "header first frame");
+  const std::size_t last_frame = bytes.u16(8, "header last frame");
+  const double scale = parameters.number("POINT", "SCALE").value_or(bytes.f32(12, "header scale"));
+  const std::size_t data_block =
+      parameters.count("POINT", "DATA_START").value_or(bytes.u16(16, "header data start"));
+  const double rate = parameters.number("POINT", "RATE").value_or(bytes.f32(20, "header rate"));
+  std::size_t frames = last_frame >= first_frame ? last_frame - first_frame + 1 : 0;
+  if (const Parameter* start = parameters.find("TRIAL", "ACTUAL_START_FIELD")) {
+    const Parameter* end = parameters.find("TRIAL", "ACTUAL_END_FIELD");
+    if (end != nullptr && start->count >= 2 && end->count >= 2) {
+      // Two unsigned words each, low word first: frame numbers beyond 65535.
+      const auto field = [&](const Parameter& p) {
+        return parameters.count(p, 0, "TRIAL field") +
+               (parameters.count(p, 1, "TRIAL field") << 16);
+      };
+      const std::size_t a = field(*start);
+      const std::size_t b = field(*end);
+      if (b >= a) {
+        first_frame = a;
+        frames = b - a + 1;
+      }
+    }
+  }
+  if (!(rate > 0.0) || !std::isfinite(rate)) {
+    bytes.fail(20, "the point rate is " + std::to_string(rate) + " Hz; it must be positive");
+  }
+  if (!std::isfinite(scale) || scale == 0.0) {
+    bytes.fail(12, "POINT:SCALE is " + std::to_string(scale) + "; it must be finite, not 0");
+  }
+  if (data_block == 0) {
+    bytes.fail(16, "the data section starts at block 0");
+  }
+  const bool floats = scale < 0.0;
+  const std::size_t word = floats ? 4 : 2;
+  const std::size_t frame_bytes = (4 * points + analog_values) * word;
+  const std::size_t data_start = (data_block - 1) * k_block;
+  if (frames == 0) {
+    bytes.fail(8, "the file holds no frames (last frame " + std::to_string(last_frame) +
+                      ", first " + std::to_string(first_frame) + ")");
+  }
+  // Every point then has at least one frame of bytes behind it: no track is made from a
+  // count alone.
+  bytes.need(data_start, frames * frame_bytes, "the data section");
+
+  const std::vector<std::string> units = parameters.strings("POINT", "UNITS");
+  if (units.empty() && points > 0) {
+    info.notes.push_back("POINT:UNITS is missing: millimetres assumed");
+  }
+  const double unit = units.empty() ? 0.001 : unit_in_metres(units[0], info.notes);
+  const detail::PoseConversion conversion =
+      detail::make_conversion(options, up_axis_of(parameters), unit, info);
+  info.length_unit = units.empty() ? "" : units[0];
+  info.frame_rate = rate;
+
+  Capture capture(info);
+  const detail::TrackSelection selection(options.tracks);
+  std::map<std::string, int> seen;
+  const std::vector<std::string> labels =
+      labels_of(parameters, "POINT", points, "point", seen, capture.info().notes);
+  const double to_file_units = std::fabs(scale);
+  for (std::size_t p = 0; p < points; ++p) {
+    if (!selection.keep(labels[p])) {
+      continue;
+    }
+    Track track(labels[p]);
+    track.set_position_only(true);
+    track.reserve(frames);
+    for (std::size_t f = 0; f < frames; ++f) {
+      const double t = (static_cast<double>(first_frame) - 1.0 + static_cast<double>(f)) / rate;
+      const std::size_t at = data_start + f * frame_bytes + p * 4 * word;
+      Vec3 position;
+      bool valid;
+      if (floats) {
+        position = {bytes.unchecked_f32(at), bytes.unchecked_f32(at + 4),
+                    bytes.unchecked_f32(at + 8)};
+        valid = !(bytes.unchecked_f32(at + 12) < 0.0f) && is_finite(position);
+      } else {
+        position = Vec3{static_cast<double>(bytes.unchecked_i16(at)),
+                        static_cast<double>(bytes.unchecked_i16(at + 2)),
+                        static_cast<double>(bytes.unchecked_i16(at + 4))} *
+                   to_file_units;
+        valid = bytes.unchecked_i16(at + 6) >= 0;
+      }
+      try {
+        if (valid) {
+          track.append(t, {conversion.apply({position, Quat{}}).p, Quat{}});
+        } else {
+          track.append_gap(t);
+        }
+      } catch (const MocapError& e) {
+        bytes.fail(at, "point '" + labels[p] + "' frame " + std::to_string(first_frame + f) + ": " +
+                           e.what());
+      }
+    }
+    capture.add_track(std::move(track));
+  }
+
+  // 6DOF data of the ROTATION group: per frame RATIO sub-samples of USED rigid bodies, each a
+  // 4x4 matrix of floats stored column by column, then a reliability (< 0: no data).
+  const std::size_t rotations = parameters.count("ROTATION", "USED").value_or(0);
+  if (rotations > 0) {
+    const auto rotation_block = parameters.count("ROTATION", "DATA_START");
+    if (!rotation_block || *rotation_block < 1) {
+      bytes.fail(0, "ROTATION:USED is " + std::to_string(rotations) +
+                        " but ROTATION:DATA_START is missing or 0");
+    }
+    const std::size_t ratio = parameters.count("ROTATION", "RATIO").value_or(1);
+    if (ratio == 0) {
+      bytes.fail(0, "ROTATION:RATIO is 0");
+    }
+    const std::size_t rotation_start = (*rotation_block - 1) * k_block;
+    const std::size_t samples = frames * ratio;
+    const std::size_t sample_bytes = rotations * 17 * 4;
+    if (samples > bytes.size() / sample_bytes) { // before multiplying: no overflow
+      bytes.fail(rotation_start, "the ROTATION data section (" + std::to_string(samples) +
+                                     " samples of " + std::to_string(sample_bytes) +
+                                     " bytes) is larger than the file");
+    }
+    bytes.need(rotation_start, samples * sample_bytes, "the ROTATION data section");
+    const std::vector<std::string> rotation_labels =
+        labels_of(parameters, "ROTATION", rotations, "rotation", seen, capture.info().notes);
+    for (std::size_t r = 0; r < rotations; ++r) {
+      if (!selection.keep(rotation_labels[r])) {
+        continue;
+      }
+      Track track(rotation_labels[r]);
+      track.reserve(samples);
+      for (std::size_t s = 0; s < samples; ++s) {
+        const double t = (static_cast<double>(first_frame) - 1.0) / rate +
+                         static_cast<double>(s) / (rate * static_cast<double>(ratio));
+        const std::size_t at = rotation_start + (s * rotations + r) * 17 * 4;
+        float m[16];
+        for (int k = 0; k < 16; ++k) {
+          m[k] = bytes.unchecked_f32(at + 4 * static_cast<std::size_t>(k));
+        }
+        const float reliability = bytes.unchecked_f32(at + 64);
+        bool valid = reliability >= 0.0f;
+        for (float v : m) {
+          valid = valid && std::isfinite(v);
+        }
+        if (!valid) {
+          track.append_gap(t);
+          continue;
+        }
+        Mat3 rotation;
+        for (int row = 0; row < 3; ++row) {
+          for (int col = 0; col < 3; ++col) {
+            rotation.m[row][col] = m[col * 4 + row];
+          }
+        }
+        try {
+          const Pose pose{Vec3{m[12], m[13], m[14]}, nearest_rotation(rotation)};
+          track.append(t, conversion.apply(pose));
+        } catch (const MocapError& e) {
+          bytes.fail(at, "rotation '" + rotation_labels[r] + "' sample " + std::to_string(s) +
+                             ": " + e.what());
+        }
+      }
+      track.make_continuous();
+      capture.add_track(std::move(track));
+    }
+  }
+  std::vector<std::string> available;
+  for (const auto& [name, count] : seen) {
+    available.push_back(name);
+  }
+  selection.check_found(available, source);
+  if (parameters.has_group("ANALOG") && analog_values > 0) {
+    capture.info().notes.push_back(std::to_string(analog_values) +
+                                   " analog value(s) per frame skipped");
+  }
+  return capture;
+}
+
+} // namespace odemocap

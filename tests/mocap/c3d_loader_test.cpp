@@ -1,0 +1,321 @@
+// C3D: the real Vicon and Qualisys files of ../shared/data against the figures their
+// PROVENANCE gives, and small files written by tests/support/c3d_builder.hpp for every storage
+// variant and for broken input.
+#include "support/c3d_builder.hpp"
+#include "support/data_paths.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/mocap.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+using test::C3dBuilder;
+using test::C3dPoint;
+using test::C3dSpec;
+
+std::size_t invalid_samples(const Capture& c) {
+  std::size_t n = 0;
+  for (const Track& t : c.tracks()) {
+    n += t.size() - t.valid_count();
+  }
+  return n;
+}
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+    out += ' ';
+  }
+  return out;
+}
+
+// ---- Real files --------------------------------------------------------------------------
+
+TEST(C3dLoader, ViconFileHas51MarkersAt100HzWith305Gaps) {
+  const std::string path = test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture c = load_capture(path);
+  EXPECT_EQ(c.info().format, "c3d");
+  EXPECT_EQ(c.tracks().size(), 51u);
+  EXPECT_DOUBLE_EQ(c.info().frame_rate, 100.0);
+  EXPECT_EQ(c.info().length_unit, "mm");
+  EXPECT_DOUBLE_EQ(c.info().length_scale, 0.001);
+  const Track& box = c.track("boite:gauche_ext");
+  EXPECT_TRUE(box.position_only());
+  EXPECT_EQ(box.size(), 580u);
+  EXPECT_DOUBLE_EQ(box.start_time(), 0.0);         // frame 1
+  EXPECT_NEAR(box.end_time(), 579 / 100.0, 1e-12); // frame 580
+  EXPECT_EQ(invalid_samples(c), 305u);             // PROVENANCE: residual < 0
+  EXPECT_EQ(c.track("Daphnee:SCAP_CP").valid_count(), 488u);
+  // Gaps are gaps, never a marker at the origin.
+  for (const Track& t : c.tracks()) {
+    for (std::size_t i : t.valid_indices()) {
+      ASSERT_GT(norm(t.position(i)), 0.01) << t.name() << " sample " << i;
+    }
+  }
+  // The analog channels (38 x 20 per frame) are stepped over, not read as points.
+  ASSERT_FALSE(c.info().notes.empty());
+  EXPECT_NE(c.info().notes.back().find("760 analog"), std::string::npos);
+}
+
+TEST(C3dLoader, QualisysFileStartsAtFrame705At200HzWithoutGaps) {
+  const std::string path = test::shared_data("ezc3d/Qualisys.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture c = load_capture(path);
+  EXPECT_EQ(c.tracks().size(), 55u);
+  EXPECT_DOUBLE_EQ(c.info().frame_rate, 200.0);
+  const Track& t = c.track("L_IAS");
+  EXPECT_EQ(t.size(), 340u);
+  EXPECT_NEAR(t.start_time(), 704 / 200.0, 1e-12); // frame 705
+  EXPECT_NEAR(t.end_time(), 1043 / 200.0, 1e-12);  // frame 1044
+  EXPECT_EQ(invalid_samples(c), 0u);
+  EXPECT_NE(c.info().notes.back().find("690 analog"), std::string::npos); // 69 x 10
+}
+
+TEST(C3dLoader, SelectsTracksAndConvertsToAnotherUpAxis) {
+  const std::string path = test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  LoadOptions o;
+  o.tracks = {"Daphnee:STER"};
+  o.up_axis = Axis::Y;
+  const Capture c = load_capture(path, o);
+  ASSERT_EQ(c.tracks().size(), 1u);
+  const Capture z = load_capture(path);
+  const Vec3 a = z.track("Daphnee:STER").position(10);
+  const Vec3 b = c.track("Daphnee:STER").position(10);
+  // Z up to Y up: the shortest rotation takes z to y, so (x, y, z) -> (x, z, -y).
+  EXPECT_TRUE(test::near_vec(b, {a.x, a.z, -a.y}, 1e-12));
+  o.tracks = {"nobody"};
+  EXPECT_THROW(load_capture(path, o), LoadError);
+}
+
+// ---- Storage variants ----------------------------------------------------------------------
+
+C3dSpec three_markers(int processor, double scale) {
+  C3dSpec s;
+  s.processor = processor;
+  s.scale = scale;
+  s.rate = 50;
+  s.labels = {"a", "b", "c"};
+  for (int f = 0; f < 4; ++f) {
+    s.frames.push_back({{10.0 * f, 20, 30, 1}, {-100, 5.5 * f, 0, 2}, {1, 2, 3, 0}});
+  }
+  s.frames[2][1].residual = -1; // b is missing in frame 3
+  return s;
+}
+
+void expect_three_markers(const Capture& c, double tolerance) {
+  ASSERT_EQ(c.tracks().size(), 3u);
+  const Track& a = c.track("a");
+  const Track& b = c.track("b");
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_NEAR(a.time(3), 3 / 50.0, 1e-15);
+  EXPECT_TRUE(test::near_vec(a.position(3), {0.030, 0.020, 0.030}, tolerance)); // mm -> m
+  EXPECT_TRUE(test::near_vec(b.position(1), {-0.100, 0.0055, 0}, tolerance));
+  EXPECT_FALSE(b.valid(2));
+  EXPECT_TRUE(b.valid(3));
+  EXPECT_EQ(b.valid_count(), 3u);
+}
+
+TEST(C3dLoader, FloatStorageIntelAndDecReadTheSame) {
+  for (int processor : {84, 85}) {
+    const C3dSpec spec = three_markers(processor, -0.1);
+    const std::string file = C3dBuilder(processor).build(spec);
+    SCOPED_TRACE(processor);
+    expect_three_markers(parse_c3d(file, "three.c3d"), 1e-9);
+  }
+}
+
+TEST(C3dLoader, IntegerStorageIsScaledByPointScale) {
+  for (int processor : {84, 85}) {
+    const C3dSpec spec = three_markers(processor, 0.5); // 0.5 mm per count
+    SCOPED_TRACE(processor);
+    expect_three_markers(parse_c3d(C3dBuilder(processor).build(spec), "int.c3d"), 1e-12);
+  }
+}
+
+TEST(C3dLoader, DecFloatEncodingMatchesHandDerivedBytes) {
+  // DEC F-float: sign, 8-bit exponent biased 128, mantissa 0.1f; stored as two little-endian
+  // 16-bit words, high word first. 1.0 = 0.5 * 2^1: exponent 129 -> 0x4080 0x0000.
+  const C3dBuilder dec(85);
+  const auto bytes = [&](double v) {
+    std::string out;
+    dec.f32(out, v);
+    return hex(out);
+  };
+  EXPECT_EQ(bytes(1.0), "80 40 00 00 ");
+  EXPECT_EQ(bytes(-2.5), "20 c1 00 00 "); // -0.625 * 2^2: exponent 130, mantissa .25
+  EXPECT_EQ(bytes(0.1), "cc 3e cd cc ");  // 0.8 * 2^-3: exponent 125
+}
+
+TEST(C3dLoader, AnalogSamplesBetweenFramesAreSteppedOver) {
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.analog_values = 7; // an odd count: every frame's points start off the block grid
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "analog.c3d");
+  expect_three_markers(c, 1e-9);
+  spec.scale = 0.5;
+  expect_three_markers(parse_c3d(C3dBuilder(84).build(spec), "analog_int.c3d"), 1e-12);
+}
+
+TEST(C3dLoader, TrialFieldsGiveFrameNumbersBeyond65535) {
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.first_frame = 70001;
+  spec.trial_fields = true;
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "long.c3d");
+  EXPECT_NEAR(c.track("a").start_time(), 70000 / 50.0, 1e-9);
+  EXPECT_EQ(c.track("a").size(), 4u);
+}
+
+TEST(C3dLoader, LabelsAreMadeUniqueAcrossPointsAndRotations) {
+  // Found by the fuzzer: a rotation labelled like a point reached Capture::add_track's
+  // MocapError. Duplicates are renamed and noted; empty labels get a name.
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.labels = {"a", "a", ""};
+  spec.rotation_labels = {"a"};
+  spec.rotations.assign(4, std::vector<test::C3dRotation>(1));
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "dup.c3d");
+  ASSERT_EQ(c.tracks().size(), 4u);
+  EXPECT_EQ(c.tracks()[0].name(), "a");
+  EXPECT_EQ(c.tracks()[1].name(), "a#2");
+  EXPECT_EQ(c.tracks()[2].name(), "point3");
+  EXPECT_EQ(c.tracks()[3].name(), "a#3");
+  EXPECT_FALSE(c.tracks()[3].position_only());
+}
+
+TEST(C3dLoader, RotationGroupBecomesRigidBodyTracks) {
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.rotation_labels = {"tool", "plate"};
+  test::Random random(3);
+  std::vector<Quat> truth;
+  for (int f = 0; f < 4; ++f) {
+    std::vector<test::C3dRotation> frame(2);
+    const Quat q = random.rotation();
+    truth.push_back(q);
+    const Mat3 r = to_matrix(q);
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        frame[0].m[i][j] = r.m[i][j];
+      }
+    }
+    frame[0].m[0][3] = 100 * f; // translation, mm
+    frame[0].m[1][3] = -50;
+    frame[0].m[2][3] = 7;
+    frame[1].reliability = f == 1 ? -1 : 0; // plate missing in frame 2
+    spec.rotations.push_back(frame);
+  }
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "6dof.c3d");
+  ASSERT_EQ(c.tracks().size(), 5u);
+  const Track& tool = c.track("tool");
+  EXPECT_FALSE(tool.position_only());
+  for (int f = 0; f < 4; ++f) {
+    EXPECT_TRUE(test::same_rotation(tool.orientation(f), truth[f], 1e-6)) << f;
+    EXPECT_TRUE(test::near_vec(tool.position(f), {0.1 * f, -0.05, 0.007}, 1e-9)) << f;
+  }
+  EXPECT_FALSE(c.track("plate").valid(1));
+  EXPECT_EQ(c.track("plate").valid_count(), 3u);
+}
+
+// ---- Bad input -----------------------------------------------------------------------------
+
+std::string error_of(const std::string& bytes) {
+  try {
+    parse_c3d(bytes, "bad.c3d");
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(C3dLoader, BrokenFilesAreRefusedWithTheByteWhereTheyBreak) {
+  const std::string good = C3dBuilder(84).build(three_markers(84, -0.1));
+  ASSERT_EQ(error_of(good), "(no error)");
+
+  const std::size_t data_end = 512 + 1024 + 4 * 3 * 16; // header, parameters, 4 frames
+  EXPECT_EQ(error_of(good.substr(0, data_end)), "(no error)");
+  EXPECT_NE(error_of(good.substr(0, data_end - 10)).find("truncated"), std::string::npos);
+  EXPECT_NE(error_of(good.substr(0, 300)).find("file ends at byte 300"), std::string::npos);
+
+  std::string mips = C3dBuilder(86).build(three_markers(86, -0.1));
+  EXPECT_NE(error_of(mips).find("MIPS"), std::string::npos);
+
+  std::string wrong_key = good;
+  wrong_key[1] = 0x51;
+  EXPECT_NE(error_of(wrong_key).find("not a C3D file"), std::string::npos);
+
+  std::string far_parameters = good;
+  far_parameters[0] = static_cast<char>(200); // parameter block 200 of a 3-block file
+  EXPECT_NE(error_of(far_parameters).find("byte 101891"), std::string::npos)
+      << error_of(far_parameters);
+
+  // POINT:USED claims 30000 markers: the data section would be 1.9 MB; refused before any
+  // allocation, naming the data section.
+  C3dSpec many = three_markers(84, -0.1);
+  std::string absurd = C3dBuilder(84).build(many);
+  const std::size_t used = absurd.find("USED");
+  ASSERT_NE(used, std::string::npos);
+  absurd[used + 4 + 2 + 2] = static_cast<char>(30000 & 0xff); // after name, offset, type, dims
+  absurd[used + 4 + 2 + 3] = static_cast<char>(30000 >> 8);
+  EXPECT_NE(error_of(absurd).find("the data section"), std::string::npos) << error_of(absurd);
+
+  std::string backwards = good;
+  const std::size_t scale = backwards.find("SCALE");
+  backwards[scale + 5] = static_cast<char>(0xf0); // offset to the next parameter: -16
+  backwards[scale + 6] = static_cast<char>(0xff);
+  EXPECT_NE(error_of(backwards).find("points backwards"), std::string::npos);
+
+  std::string bad_type = good;
+  bad_type[scale + 7] = 3; // no such parameter type
+  EXPECT_NE(error_of(bad_type).find("parameter type 3"), std::string::npos);
+
+  C3dSpec no_rate = three_markers(84, -0.1);
+  no_rate.rate = 0;
+  EXPECT_NE(error_of(C3dBuilder(84).build(no_rate)).find("rate"), std::string::npos);
+
+  // A fuzzer found this one: 65535 points and no frame took seconds to make 65535 empty tracks.
+  C3dSpec empty = three_markers(84, -0.1);
+  empty.frames.clear();
+  EXPECT_NE(error_of(C3dBuilder(84).build(empty)).find("holds no frames"), std::string::npos);
+
+  EXPECT_NE(error_of(std::string(1, '\x02')).find("byte 1"), std::string::npos);
+  EXPECT_NE(error_of("").find("header"), std::string::npos);
+}
+
+TEST(C3dLoader, FuzzerFindingsStayFixed) {
+  // Kept in tests/fuzz/seeds/c3d; see tests/fuzz/README.md for what each one did.
+  const auto error_of_file = [](const std::string& name) {
+    std::ifstream in(std::string(ODEMOCAP_FUZZ_SEEDS_DIR) + "/c3d/" + name, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    EXPECT_FALSE(bytes.str().empty()) << name;
+    return error_of(bytes.str());
+  };
+  EXPECT_NE(error_of_file("regression_65535_points_no_frames.c3d").find("holds no frames"),
+            std::string::npos);
+  EXPECT_NE(error_of_file("regression_negative_float_count.c3d")
+                .find("POINT:USED must be a whole number from 0, got -1"),
+            std::string::npos);
+  EXPECT_EQ(error_of_file("regression_rotation_label_clash.c3d"), "(no error)");
+}
+
+TEST(C3dLoader, FormatIsDetectedFromTheBytesNotTheName) {
+  const std::string good = C3dBuilder(84).build(three_markers(84, -0.1));
+  EXPECT_EQ(detect_format(good, "take.dat"), Format::C3d);
+  const Capture c = load_capture_from_memory(good, "take.dat");
+  EXPECT_EQ(c.tracks().size(), 3u);
+  // A text file whose second character is 'P' is not taken for a C3D file.
+  EXPECT_EQ(detect_format("tPos,x\n1,2\n", "t.csv"), Format::RigidBodyCsv);
+}
+
+} // namespace
+} // namespace odemocap
