@@ -19,6 +19,9 @@ struct PoseConversion {
   Quat rotation;
 
   Pose apply(const Pose& pose) const {
+    if (rotation.w == 1.0) { // no change of up axis, the common case: skip two products
+      return {pose.p * scale, pose.q};
+    }
     return {rotate(rotation, pose.p * scale), rotation * pose.q};
   }
 };

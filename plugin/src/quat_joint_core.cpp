@@ -25,10 +25,6 @@ bool is_unit(const Quat& q) {
   return is_finite(q) && std::fabs(norm(q) - 1.0) <= 1e-6;
 }
 
-Quat orientation(dBodyID body) {
-  return body != nullptr ? quat_from_ode(dBodyGetQuaternion(body)) : Quat{};
-}
-
 void check(const QuatJointSetup& s, dWorldID world) {
   const auto fail = [&](const std::string& what) {
     throw PluginError(std::string(s.name) + ": " + what);
@@ -79,6 +75,10 @@ Vec3 add(const dReal* a, const dReal* b) {
 }
 
 } // namespace
+
+Quat body_orientation(dBodyID body) {
+  return body != nullptr ? quat_from_ode(dBodyGetQuaternion(body)) : Quat{};
+}
 
 QuatJointCore::QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setup)
     : driver_(&driver), kind_(setup.kind), name_(setup.name), world_(driver.world()),
@@ -168,8 +168,8 @@ void QuatJointCore::follow(const Track& track, double time_offset, Interp interp
 }
 
 Quat QuatJointCore::error_rotation() const {
-  const Quat f = orientation(body1_) * frame1_ * target_;
-  return detail::error_rotation(f, orientation(body2_) * frame2_);
+  const Quat f = body_orientation(body1_) * frame1_ * target_;
+  return detail::error_rotation(f, body_orientation(body2_) * frame2_);
 }
 
 double QuatJointCore::hinge_angle() const {
@@ -245,8 +245,8 @@ void QuatJointCore::update(double time, double h) {
     target_ = swapped_ ? conj(sample) : sample;
   }
   apply_softness(h);
-  const Quat f = orientation(body1_) * frame1_ * target_;
-  const Quat q = detail::error_rotation(f, orientation(body2_) * frame2_);
+  const Quat f = body_orientation(body1_) * frame1_ * target_;
+  const Quat q = detail::error_rotation(f, body_orientation(body2_) * frame2_);
   MotorRow rows[3];
   int count = 0;
   if (kind_ == QuatJointKind::Lock) {

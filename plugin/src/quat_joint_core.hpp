@@ -16,6 +16,9 @@
 
 namespace odemocap::detail {
 
+/// A body's orientation (body to world); the identity for the static world (null).
+Quat body_orientation(dBodyID body);
+
 enum class QuatJointKind {
   Lock,  ///< three rows: vec(q) = 0
   Hinge, ///< two rows perpendicular to the frame's x axis, a third for angle limits

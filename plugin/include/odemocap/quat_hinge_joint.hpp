@@ -9,7 +9,6 @@
 #include <ode/ode.h>
 
 #include <limits>
-#include <memory>
 
 namespace odemocap {
 
@@ -31,37 +30,16 @@ struct QuatHingeSettings {
 };
 
 /// A hinge made of a ball joint and a user-mode angular motor with two rows (three with
-/// limits) recomputed by KinematicDriver::prestep(). Owns its ODE joints; never destroys the
-/// bodies. Destroy it (or detach()) before the world. Movable, not copyable.
-class QuatHingeJoint {
+/// limits) recomputed by KinematicDriver::prestep(). Destroy it (or detach()) before the world.
+class QuatHingeJoint : public QuatJoint {
 public:
   /// Creates the joint in `driver`'s world; throws PluginError for invalid settings.
   QuatHingeJoint(KinematicDriver& driver, const QuatHingeSettings& settings);
-  ~QuatHingeJoint();
-  QuatHingeJoint(QuatHingeJoint&&) noexcept;
-  QuatHingeJoint& operator=(QuatHingeJoint&&) noexcept;
-  QuatHingeJoint(const QuatHingeJoint&) = delete;
-  QuatHingeJoint& operator=(const QuatHingeJoint&) = delete;
 
   /// Hinge angle (rad, [-pi, pi]) now.
   double angle() const;
   /// Angle (rad, [0, pi]) of the relative rotation that is not about the hinge axis.
   double axis_error() const;
-  /// Distance (m) between the ball joint's anchor on each body.
-  double anchor_error() const;
-  /// Force and torque applied by the last step (ball joint and motor together).
-  JointFeedback feedback() const;
-
-  /// Destroys the ODE joints now; the object stays valid and inert. Safe to call twice.
-  void detach();
-  /// false after detach(), or once ODE detached the joint because a body was destroyed.
-  bool attached() const;
-
-  dJointID ball() const;
-  dJointID motor() const;
-
-private:
-  std::unique_ptr<detail::QuatJointCore> core_;
 };
 
 } // namespace odemocap

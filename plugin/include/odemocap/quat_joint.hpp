@@ -4,6 +4,9 @@
 
 #include <odemocap/vec3.hpp>
 
+#include <ode/ode.h>
+
+#include <memory>
 #include <optional>
 
 namespace odemocap {
@@ -32,5 +35,37 @@ struct JointFeedback {
 namespace detail {
 class QuatJointCore;
 } // namespace detail
+
+/// What every quaternion joint offers: its errors, forces and ODE joints, and detaching.
+/// Owns the ODE joints (a ball joint and an angular motor); never destroys the bodies.
+/// Movable, not copyable; a moved-from joint throws PluginError when used.
+class QuatJoint {
+public:
+  QuatJoint(const QuatJoint&) = delete;
+  QuatJoint& operator=(const QuatJoint&) = delete;
+
+  /// Distance (m) between the ball joint's anchor on each body; 0 without a ball joint.
+  double anchor_error() const;
+  /// Force and torque applied by the last step (ball joint and motor together).
+  JointFeedback feedback() const;
+  /// Destroys the ODE joints now; the object stays valid and inert. Safe to call twice.
+  void detach();
+  /// false after detach(), or once ODE detached the joint because a body was destroyed.
+  bool attached() const;
+  /// The underlying ODE joints (null when detached, or no ball joint): for dAreConnected and
+  /// the like, not for changing their parameters.
+  dJointID ball() const;
+  dJointID motor() const;
+
+protected:
+  explicit QuatJoint(const char* name);
+  ~QuatJoint();
+  QuatJoint(QuatJoint&&) noexcept;
+  QuatJoint& operator=(QuatJoint&&) noexcept;
+  detail::QuatJointCore& core() const;
+
+  std::unique_ptr<detail::QuatJointCore> core_;
+  const char* name_; ///< for messages
+};
 
 } // namespace odemocap

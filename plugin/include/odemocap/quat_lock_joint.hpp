@@ -10,7 +10,6 @@
 
 #include <ode/ode.h>
 
-#include <memory>
 #include <optional>
 
 namespace odemocap {
@@ -37,18 +36,12 @@ struct QuatLockSettings {
 
 /// A lock joint made of a ball joint (linear rows) and a user-mode angular motor whose axes
 /// and errors are recomputed from the quaternion formulas by KinematicDriver::prestep(), so it
-/// works with the stock ODE library. Owns its ODE joints; never destroys the bodies.
-/// Destroy it (or detach()) before the world. Movable, not copyable.
-class QuatLockJoint {
+/// works with the stock ODE library. Destroy it (or detach()) before the world.
+class QuatLockJoint : public QuatJoint {
 public:
   /// Creates the joint in `driver`'s world; throws PluginError for invalid settings (no body,
   /// bodies of another world, the same body twice, non-unit frames, bad softness).
   QuatLockJoint(KinematicDriver& driver, const QuatLockSettings& settings);
-  ~QuatLockJoint();
-  QuatLockJoint(QuatLockJoint&&) noexcept;
-  QuatLockJoint& operator=(QuatLockJoint&&) noexcept;
-  QuatLockJoint(const QuatLockJoint&) = delete;
-  QuatLockJoint& operator=(const QuatLockJoint&) = delete;
 
   /// Sets the held relative orientation (unit quaternion, frame 2 in frame 1) and stops
   /// following a track.
@@ -62,23 +55,6 @@ public:
 
   /// Angle (rad, [0, pi]) between the current relative orientation and the target.
   double angle_error() const;
-  /// Distance (m) between the ball joint's anchor on each body; 0 when angular_only.
-  double anchor_error() const;
-  /// Force and torque applied by the last step (ball joint and motor together).
-  JointFeedback feedback() const;
-
-  /// Destroys the ODE joints now; the object stays valid and inert. Safe to call twice.
-  void detach();
-  /// false after detach(), or once ODE detached the joint because a body was destroyed.
-  bool attached() const;
-
-  /// The underlying ODE joints (null when detached or angular_only): for dAreConnected and
-  /// the like, not for changing their parameters.
-  dJointID ball() const;
-  dJointID motor() const;
-
-private:
-  std::unique_ptr<detail::QuatJointCore> core_;
 };
 
 } // namespace odemocap
