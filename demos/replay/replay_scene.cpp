@@ -237,7 +237,11 @@ void ReplayScene::build_props(const Capture& capture) {
       feet.push_back(&track);
     }
   }
-  if (feet.empty()) {
+  // For captures without a skeleton (rigid bodies, markers: things held in the air) props
+  // stand on static pedestals at the height of the path, so the captured bodies sweep them off.
+  const bool on_pedestals = feet.empty() || capture.skeleton() == nullptr;
+  if (on_pedestals) {
+    feet.clear();
     for (const Track& track : capture.tracks()) {
       feet.push_back(&track);
     }
@@ -248,7 +252,8 @@ void ReplayScene::build_props(const Capture& capture) {
   }
   const auto clear_of_everything = [&](const Vec3& p, double room) {
     for (const Vec3& q : at_start) {
-      if (horizontal_distance(p, q) < room) {
+      const double d = on_pedestals ? norm(p - q) : horizontal_distance(p, q);
+      if (d < room) {
         return false;
       }
     }
@@ -269,9 +274,19 @@ void ReplayScene::build_props(const Capture& capture) {
     Vec3 p = foot.sample(t).p;
     const bool ball = placed % 2 == 1;
     const double size = ball ? 0.08 : 0.15;
-    p.z = floor_ + (ball ? size : 0.5 * size);
-    if (!clear_of_everything(p, 0.3)) {
+    const double half_height = ball ? size : 0.5 * size;
+    if (!on_pedestals) {
+      p.z = floor_ + half_height;
+    }
+    if (!clear_of_everything(p, on_pedestals ? 0.13 : 0.3)) { // 8 cm bodies, 15 cm props
       continue;
+    }
+    const double pedestal = p.z - half_height - floor_;
+    if (on_pedestals && pedestal > 0.01) {
+      dGeomID geom = dCreateBox(space_, 0.2, 0.2, pedestal);
+      dGeomSetPosition(geom, p.x, p.y, floor_ + 0.5 * pedestal);
+      set_bits(geom, k_ground, ~0ul);
+      shapes_.push_back({geom, Role::Pedestal});
     }
     const std::string name = (ball ? "ball" : "box") + std::to_string(placed);
     dBodyID body = ball ? dynamic_ball(size, 0.3, p, Role::Prop, name)

@@ -25,7 +25,7 @@ struct SceneOptions {
 };
 
 /// What a drawn geom is, for colours.
-enum class Role { Captured, Prop, Stack, Chain, Tray, Rider };
+enum class Role { Captured, Prop, Stack, Chain, Tray, Rider, Pedestal };
 
 /// One geom to draw (the viewer reads poses from ODE).
 struct Shape {

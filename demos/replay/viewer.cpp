@@ -52,6 +52,7 @@ void color_of(Role role) {
   case Role::Prop: glColor3f(0.3f, 0.5f, 0.9f); return;
   case Role::Stack: glColor3f(0.55f, 0.35f, 0.8f); return;
   case Role::Chain: glColor3f(0.3f, 0.75f, 0.4f); return;
+  case Role::Pedestal: glColor3f(0.72f, 0.72f, 0.7f); return;
   case Role::Tray: glColor3f(0.6f, 0.6f, 0.6f); return;
   case Role::Rider: glColor3f(0.85f, 0.2f, 0.2f); return;
   }

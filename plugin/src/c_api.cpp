@@ -21,8 +21,7 @@ namespace {
 thread_local std::string last_error;
 
 /// Runs `f`; on any exception records its message and returns `failed`.
-template <class R, class F>
-R guarded(R failed, F f) noexcept {
+template <class R, class F> R guarded(R failed, F f) noexcept {
   try {
     last_error.clear();
     return f();
@@ -34,8 +33,7 @@ R guarded(R failed, F f) noexcept {
   return failed;
 }
 
-template <class T>
-T* require(T* handle, const char* what) {
+template <class T> T* require(T* handle, const char* what) {
   if (handle == nullptr) {
     throw std::invalid_argument(std::string(what) + " is NULL");
   }
@@ -55,7 +53,9 @@ const odemocap::Track& track_at(odmCaptureID capture, int index) {
 
 extern "C" {
 
-const char* odmLastError(void) { return last_error.c_str(); }
+const char* odmLastError(void) {
+  return last_error.c_str();
+}
 
 odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
   return guarded<odmCaptureID>(nullptr, [&] {
@@ -70,10 +70,13 @@ odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
   });
 }
 
-void odmCaptureDestroy(odmCaptureID capture) { delete capture; }
+void odmCaptureDestroy(odmCaptureID capture) {
+  delete capture;
+}
 
 int odmCaptureGetTrackCount(odmCaptureID capture) {
-  return guarded(-1, [&] { return static_cast<int>(require(capture, "capture")->capture.tracks().size()); });
+  return guarded(
+      -1, [&] { return static_cast<int>(require(capture, "capture")->capture.tracks().size()); });
 }
 
 const char* odmCaptureGetTrackName(odmCaptureID capture, int index) {
@@ -104,7 +107,9 @@ odmDriverID odmDriverCreate(dWorldID world) {
   return guarded<odmDriverID>(nullptr, [&] { return new odmDriver(world); });
 }
 
-void odmDriverDestroy(odmDriverID driver) { delete driver; }
+void odmDriverDestroy(odmDriverID driver) {
+  delete driver;
+}
 
 void odmBindOptionsSetDefault(odmBindOptions* options) {
   if (options == nullptr) {
@@ -126,9 +131,10 @@ int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int tr
   return guarded(-1, [&] {
     odemocap::BindOptions o;
     if (options != nullptr) {
-      o.offset = {{options->offset_position[0], options->offset_position[1], options->offset_position[2]},
-                  {options->offset_quaternion[0], options->offset_quaternion[1],
-                   options->offset_quaternion[2], options->offset_quaternion[3]}};
+      o.offset = {
+          {options->offset_position[0], options->offset_position[1], options->offset_position[2]},
+          {options->offset_quaternion[0], options->offset_quaternion[1],
+           options->offset_quaternion[2], options->offset_quaternion[3]}};
       o.time_offset = options->time_offset;
       o.playback_rate = options->playback_rate;
       if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
@@ -140,7 +146,8 @@ int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int tr
       o.max_linear_speed = options->max_linear_speed;
       o.max_angular_speed = options->max_angular_speed;
     }
-    return static_cast<int>(require(driver, "driver")->driver.bind(body, track_at(capture, track), o));
+    return static_cast<int>(
+        require(driver, "driver")->driver.bind(body, track_at(capture, track), o));
   });
 }
 
@@ -148,7 +155,8 @@ int odmDriverSetMode(odmDriverID driver, int mode) {
   return guarded(-1, [&] {
     if (mode < odmDriveGeodesic || mode > odmDriveTeleport) {
       throw std::invalid_argument("mode must be odmDriveGeodesic, odmDriveLinearApprox or "
-                                  "odmDriveTeleport, got " + std::to_string(mode));
+                                  "odmDriveTeleport, got " +
+                                  std::to_string(mode));
     }
     require(driver, "driver")->driver.set_mode(static_cast<odemocap::DriveMode>(mode));
     return 0;

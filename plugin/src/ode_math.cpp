@@ -16,9 +16,13 @@ void to_ode(const Vec3& v, dVector3 out) {
   out[3] = 0.0;
 }
 
-Quat quat_from_ode(const dReal* q) { return {q[0], q[1], q[2], q[3]}; }
+Quat quat_from_ode(const dReal* q) {
+  return {q[0], q[1], q[2], q[3]};
+}
 
-Vec3 vec3_from_ode(const dReal* v) { return {v[0], v[1], v[2]}; }
+Vec3 vec3_from_ode(const dReal* v) {
+  return {v[0], v[1], v[2]};
+}
 
 Pose body_pose(dBodyID body) {
   return {vec3_from_ode(dBodyGetPosition(body)), quat_from_ode(dBodyGetQuaternion(body))};

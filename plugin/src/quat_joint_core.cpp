@@ -80,6 +80,16 @@ Quat body_orientation(dBodyID body) {
   return body != nullptr ? quat_from_ode(dBodyGetQuaternion(body)) : Quat{};
 }
 
+Pose creation_frame(dBodyID body1, bool in_body1, const char* joint) {
+  if (!in_body1) {
+    return {};
+  }
+  if (body1 == nullptr) {
+    throw PluginError(std::string(joint) + ": in_body1 needs a body 1 (it is null)");
+  }
+  return body_pose(body1);
+}
+
 QuatJointCore::QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setup)
     : driver_(&driver), kind_(setup.kind), name_(setup.name), world_(driver.world()),
       body1_(setup.body1), body2_(setup.body2), frame1_(setup.frame1), frame2_(setup.frame2),

@@ -19,6 +19,10 @@ namespace odemocap::detail {
 /// A body's orientation (body to world); the identity for the static world (null).
 Quat body_orientation(dBodyID body);
 
+/// The frame settings are given in: body 1's pose when `in_body1`, else the world (identity).
+/// Throws PluginError naming `joint` when `in_body1` is asked of a null body 1.
+Pose creation_frame(dBodyID body1, bool in_body1, const char* joint);
+
 enum class QuatJointKind {
   Lock,  ///< three rows: vec(q) = 0
   Hinge, ///< two rows perpendicular to the frame's x axis, a third for angle limits

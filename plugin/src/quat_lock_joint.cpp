@@ -11,7 +11,8 @@ QuatLockJoint::QuatLockJoint(KinematicDriver& driver, const QuatLockSettings& se
   setup.kind = detail::QuatJointKind::Lock;
   setup.body1 = settings.body1;
   setup.body2 = settings.body2;
-  setup.anchor = settings.anchor;
+  const Pose frame = detail::creation_frame(settings.body1, settings.in_body1, "QuatLockJoint");
+  setup.anchor = frame.p + rotate(frame.q, settings.anchor);
   setup.ball = !settings.angular_only;
   setup.frame1 = settings.frame1;
   setup.frame2 = settings.frame2;

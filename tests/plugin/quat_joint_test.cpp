@@ -376,6 +376,36 @@ TEST(QuatHinge, AngleFollowsTheSpinAndLimitsStopIt) {
   EXPECT_LT(reached, 1.05);
 }
 
+TEST(QuatHinge, AxisAndAnchorInBodyCoordinatesMeanTheSameAsInTheWorld) {
+  // A frame turned 90 degrees about x: its body y axis points along world z. A hinge given as
+  // body-1 axis y through body-1 point (0.3, 0, 0) is the world hinge z through (0.3, 0, 1),
+  // the door's centre, so a spin about it is free and keeps its rate.
+  OdeScene scene(0.0);
+  dBodyID frame = scene.box({0.1, 0.1, 0.1}, 1, {0, 0, 1});
+  set_body_pose(frame, {{0, 0, 1}, from_axis_angle({1, 0, 0}, k_pi / 2)});
+  dBodyID door = scene.box({0.4, 0.05, 0.4}, 1, {0.3, 0, 1});
+  KinematicDriver driver(scene.world);
+  QuatHingeSettings s;
+  s.body1 = frame;
+  s.body2 = door;
+  s.anchor = {0.3, 0, 0};
+  s.axis = {0, 1, 0};
+  s.in_body1 = true;
+  QuatHingeJoint hinge(driver, s);
+  dVector3 anchor;
+  dJointGetBallAnchor(hinge.ball(), anchor);
+  EXPECT_TRUE(test::near_vec(vec3_from_ode(anchor), {0.3, 0, 1}, 1e-12));
+  dBodySetAngularVel(door, 0, 0, 2);   // about world z: the hinge axis, free
+  dBodySetFiniteRotationMode(door, 1); // exact rotation update (ODE's default: 2 atan(w h / 2))
+  driver.prestep(k_h);
+  scene.step(k_h);
+  EXPECT_NEAR(hinge.angle(), 2 * k_h, 1e-9);
+  EXPECT_LT(hinge.axis_error(), 1e-9);
+  s.body1 = nullptr;
+  s.body2 = door;
+  EXPECT_THROW(QuatHingeJoint(driver, s), PluginError); // in_body1 without a body 1
+}
+
 // ---- A door hinged on a capture-driven frame -------------------------------------------------
 
 struct DoorResult {

@@ -1,8 +1,8 @@
 #pragma once
 /// Umbrella header of odemocap's ODE layer; includes the mocap layer too.
 
-#include <odemocap/mocap.hpp>
 #include <odemocap/kinematic_driver.hpp>
+#include <odemocap/mocap.hpp>
 #include <odemocap/ode_math.hpp>
 #include <odemocap/plugin_error.hpp>
 #include <odemocap/quat_hinge_joint.hpp>

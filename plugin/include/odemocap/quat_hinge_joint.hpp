@@ -18,11 +18,14 @@ struct QuatHingeSettings {
   /// either may be kinematic.
   dBodyID body1 = nullptr;
   dBodyID body2 = nullptr;
-  /// Point on the hinge axis (m, world frame, at creation).
+  /// Point on the hinge axis (m), in the frame `in_body1` says, at creation.
   Vec3 anchor;
-  /// Hinge axis (world frame, at creation; any non-zero length). The hinge angle is body 2's
-  /// rotation about it relative to body 1, right-handed, 0 at creation.
+  /// Hinge axis (any non-zero length), in the frame `in_body1` says, at creation. The hinge
+  /// angle is body 2's rotation about it relative to body 1, right-handed, 0 at creation.
   Vec3 axis{0.0, 0.0, 1.0};
+  /// false: anchor and axis are in world coordinates; true: in body 1's coordinates (a
+  /// door's hinge line as drawn on its frame). Body 1 must then not be null.
+  bool in_body1 = false;
   /// Angle limits (rad) in [-pi, pi], lower <= upper; infinite = no limit on that side.
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();

@@ -20,8 +20,10 @@ struct QuatLockSettings {
   /// static world) and either may be kinematic (e.g. driven by the KinematicDriver).
   dBodyID body1 = nullptr;
   dBodyID body2 = nullptr;
-  /// Point (m, world frame, at creation) where a ball joint holds the bodies together.
+  /// Point (m) where a ball joint holds the bodies together, at creation: world coordinates,
+  /// or body 1's when `in_body1` (body 1 must then not be null).
   Vec3 anchor;
+  bool in_body1 = false;
   /// true: no ball joint, only the three angular rows (the bodies may drift apart freely).
   bool angular_only = false;
   /// Constraint frame of each body in that body's coordinates (world coordinates for the
