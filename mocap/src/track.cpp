@@ -98,8 +98,11 @@ void Track::append(double time, const Pose& pose) {
   }
   valid_index_.push_back(times_.size());
   if (valid_index_.size() > 1) {
-    index_scale_ = static_cast<double>(valid_index_.size() - 1) / (time - times_[valid_index_[0]]);
+    index_scale_ = static_cast<double>(valid_index_.size() - 1) / (time - first_valid_time_);
+  } else {
+    first_valid_time_ = time;
   }
+  last_valid_time_ = time;
   times_.push_back(time);
   positions_.push_back(pose.p);
   // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
@@ -110,6 +113,7 @@ void Track::append(double time, const Pose& pose) {
 
 void Track::append_gap(double time) {
   check_time(time);
+  dense_ = false;
   times_.push_back(time);
   positions_.push_back({});
   orientations_.push_back({});
@@ -145,11 +149,21 @@ std::size_t Track::interval_index(double t) const {
   // spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter and
   // a binary search covers everything else (O(log n)).
   const std::size_t last = valid_index_.size() - 1;
-  const auto valid_time = [this](std::size_t k) { return times_[valid_index_[k]]; };
-  const double t0 = valid_time(0);
-  double guess = (t - t0) * index_scale_; // index_scale_ = last / span, kept by append()
+  double guess = (t - first_valid_time_) * index_scale_; // = last / span, kept by append()
   guess = std::clamp(guess, 0.0, static_cast<double>(last - 1));
   std::size_t k = static_cast<std::size_t>(guess);
+  if (dense_) { // valid k is sample k: one load less on the path to the interval
+    for (int step = 0; step < 4; ++step) {
+      if (times_[k] > t) {
+        --k;
+      } else if (times_[k + 1] <= t) {
+        ++k;
+      } else {
+        return k;
+      }
+    }
+  }
+  const auto valid_time = [this](std::size_t v) { return times_[valid_index_[v]]; };
   for (int step = 0; step < 4; ++step) {
     if (valid_time(k) > t) {
       --k;
@@ -172,7 +186,8 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   if (valid_index_.empty()) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
-  if (out_of_range == OutOfRange::Loop && (t < times_.front() || t >= times_.back())) {
+  if (out_of_range == OutOfRange::Loop && (t < first_valid_time_ || t >= last_valid_time_) &&
+      (t < times_.front() || t >= times_.back())) {
     const double start = times_.front();
     const double period = times_.back() - start;
     if (period > 0.0) {
@@ -182,17 +197,15 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
       }
     }
   }
-  const std::size_t first = valid_index_.front();
-  const std::size_t last = valid_index_.back();
-  if (t <= times_[first]) {
-    return pose(first);
+  if (t <= first_valid_time_) {
+    return pose(valid_index_.front());
   }
-  if (t >= times_[last]) {
-    return pose(last);
+  if (t >= last_valid_time_) {
+    return pose(valid_index_.back());
   }
   const std::size_t k = interval_index(t);
-  const std::size_t i = valid_index_[k];
-  const std::size_t j = valid_index_[k + 1];
+  const std::size_t i = dense_ ? k : valid_index_[k];
+  const std::size_t j = dense_ ? k + 1 : valid_index_[k + 1];
   const double duration = times_[j] - times_[i];
   const double u = (t - times_[i]) / duration;
   if (interp == Interp::Linear) {

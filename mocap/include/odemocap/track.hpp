@@ -108,6 +108,12 @@ private:
   std::vector<std::size_t> valid_index_;
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
+  /// Times of the first and last valid samples, kept by append(): sample() reads them without
+  /// touching the arrays' ends (cache misses when a driver samples many tracks per step).
+  double first_valid_time_ = 0.0;
+  double last_valid_time_ = 0.0;
+  /// Every sample is valid: sample indices are valid indices, no indirection needed.
+  bool dense_ = true;
   std::size_t flips_ = 0;
   std::size_t first_flip_ = 0;
   double max_unit_deviation_ = 0.0;
