@@ -109,7 +109,7 @@ int run_headless(const Capture& capture, const Arguments& args,
     for (long i = 0; i < steps; ++i) {
       scene.step();
       if (trace.is_open()) {
-        write_trace(trace, scene, scene.metrics().mode);
+        write_trace(trace, scene, mode_name(mode));
       }
     }
     runs.push_back(scene.metrics());

@@ -19,6 +19,8 @@ constexpr unsigned long k_captured = 2;
 constexpr unsigned long k_props = 4;
 constexpr unsigned long k_chain = 8;
 
+} // namespace
+
 const char* mode_name(DriveMode mode) {
   switch (mode) {
   case DriveMode::Geodesic: return "geodesic";
@@ -27,6 +29,8 @@ const char* mode_name(DriveMode mode) {
   }
   return "?";
 }
+
+namespace {
 
 void set_bits(dGeomID geom, unsigned long category, unsigned long collide) {
   dGeomSetCategoryBits(geom, category);
@@ -152,7 +156,6 @@ void ReplayScene::build_captured(const Capture& capture) {
       continue;
     }
     dBodyID body = dBodyCreate(world_);
-    bool has_geom = false;
     if (skeleton != nullptr) {
       // A capsule from the joint to its first child, in the joint's frame.
       const auto& joints = skeleton->joints;
@@ -174,7 +177,6 @@ void ReplayScene::build_captured(const Capture& capture) {
           dGeomSetOffsetQuaternion(geom, q);
           set_bits(geom, k_captured, ~k_chain);
           shapes_.push_back({geom, Role::Captured});
-          has_geom = true;
         }
         break;
       }
@@ -183,9 +185,8 @@ void ReplayScene::build_captured(const Capture& capture) {
       dGeomSetBody(geom, body);
       set_bits(geom, k_captured, ~k_chain);
       shapes_.push_back({geom, Role::Captured});
-      has_geom = true;
     }
-    (void)has_geom; // bodies without a bone (e.g. end joints) are still driven and traced
+    // Bodies without a bone (e.g. a last joint) are still driven and traced.
     bind.time_offset = track.start_time();
     const auto id = driver_->bind(body, track, bind);
     set_body_pose(body, driver_->target(id, 0.0));

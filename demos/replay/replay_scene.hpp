@@ -17,6 +17,9 @@ namespace odemocap::replay {
 double capture_start(const Capture& capture);
 double capture_end(const Capture& capture);
 
+/// The drive mode's name on the command line and in reports: geodesic, linear, teleport.
+const char* mode_name(DriveMode mode);
+
 /// What the demo was asked to run.
 struct SceneOptions {
   DriveMode mode = DriveMode::Geodesic;

@@ -21,12 +21,6 @@ constexpr double k_pi = 3.14159265358979323846;
 constexpr double k_frame_time = 1.0 / 60.0; // simulated seconds per frame at speed 1
 constexpr double k_compare_spacing = 3.0;   // m between the scenes of --compare
 
-const char* mode_name(DriveMode mode) {
-  return mode == DriveMode::Geodesic       ? "geodesic"
-         : mode == DriveMode::LinearApprox ? "linear"
-                                           : "teleport";
-}
-
 struct Camera {
   double yaw = -0.6;   // rad about z
   double pitch = 0.35; // rad above the horizon

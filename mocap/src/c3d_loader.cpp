@@ -5,6 +5,7 @@
 // count the file claims until the bytes it implies are known to be there.
 
 #include "load_common.hpp"
+#include "text_scanner.hpp"
 
 #include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
@@ -31,15 +32,6 @@ std::string upper(std::string_view s) {
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   return out;
-}
-
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(first, last - first + 1));
 }
 
 /// Bounds-checked reads of little-endian words and the processor's floats.
@@ -184,7 +176,7 @@ public:
     const std::size_t length = p->dims[0];
     const std::size_t count = p->count / std::max<std::size_t>(length, 1);
     for (std::size_t i = 0; i < count; ++i) {
-      out.push_back(trim(bytes_.text(p->data + i * length, length, "parameter text")));
+      out.emplace_back(detail::trim(bytes_.text(p->data + i * length, length, "parameter text")));
     }
     return out;
   }
@@ -208,7 +200,8 @@ private:
         bytes_.fail(at + 1, "group id 0 is not allowed");
       }
       const std::size_t name_length = static_cast<std::size_t>(std::abs(length));
-      const std::string name = upper(trim(bytes_.text(at + 2, name_length, "parameter name")));
+      const std::string name =
+          upper(detail::trim(bytes_.text(at + 2, name_length, "parameter name")));
       const std::size_t offset_at = at + 2 + name_length;
       const std::int16_t next = bytes_.i16(offset_at, "offset to the next parameter");
       if (next < 0) {

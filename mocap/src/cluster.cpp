@@ -1,7 +1,9 @@
 #include <odemocap/cluster.hpp>
 
+#include "checks.hpp"
+#include "text_scanner.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -79,12 +81,6 @@ Quat horn(const double s[3][3]) {
   return dominant_eigenvector(n);
 }
 
-std::string text(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
-
 } // namespace
 
 Quat best_rotation(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
@@ -126,8 +122,8 @@ Quat nearest_rotation(const Mat3& m, double tolerance) {
                      m.m[0][1] * (m.m[1][0] * m.m[2][2] - m.m[1][2] * m.m[2][0]) +
                      m.m[0][2] * (m.m[1][0] * m.m[2][1] - m.m[1][1] * m.m[2][0]);
   if (worst > tolerance || !(det > 0.0)) {
-    throw MocapError("nearest_rotation: not a rotation matrix (|m m^T - I| up to " + text(worst) +
-                     ", det " + text(det) + ")");
+    throw MocapError("nearest_rotation: not a rotation matrix (|m m^T - I| up to " +
+                     detail::describe(worst) + ", det " + detail::describe(det) + ")");
   }
   // a_j = e_j and b_j = m e_j (column j): s[r][c] = sum_j e_j[r] m[c][j] = m[c][r].
   double s[3][3];
@@ -257,12 +253,7 @@ ClusterFit fit_cluster(const Capture& capture, const ClusterOptions& options) {
 
 std::vector<ClusterOptions> parse_cluster_definitions(std::string_view text,
                                                       std::string_view source) {
-  const auto trim = [](std::string_view v) {
-    const auto first = v.find_first_not_of(" \t\r");
-    return first == std::string_view::npos
-               ? std::string_view{}
-               : v.substr(first, v.find_last_not_of(" \t\r") - first + 1);
-  };
+  using detail::trim;
   std::vector<ClusterOptions> out;
   std::size_t line_number = 0;
   while (!text.empty()) {

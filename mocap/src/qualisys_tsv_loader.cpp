@@ -20,6 +20,8 @@
 namespace odemocap {
 namespace {
 
+using detail::trim;
+
 constexpr std::size_t k_body_columns = 16; // X Y Z, 3 angles, Residual, Rot[0..8]
 
 struct Line {
@@ -68,14 +70,6 @@ void split_cells(std::string_view line, std::vector<Cell>& cells) {
     }
     start = end + 1;
   }
-}
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
 /// A column name equal to `want`, or ending in " <want>" (names prefixed with the body's).

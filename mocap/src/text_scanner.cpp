@@ -17,7 +17,8 @@ TextScanner::TextScanner(std::string_view text, std::string_view source)
 }
 
 void TextScanner::skip_spaces() {
-  while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
+  while (pos_ < text_.size() &&
+         (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
     ++pos_;
   }
 }
@@ -71,7 +72,8 @@ std::string_view TextScanner::rest_of_line() {
   }
   pos_ = end;
   std::size_t last = end;
-  while (last > start && (text_[last - 1] == ' ' || text_[last - 1] == '\t' || text_[last - 1] == '\r')) {
+  while (last > start &&
+         (text_[last - 1] == ' ' || text_[last - 1] == '\t' || text_[last - 1] == '\r')) {
     --last;
   }
   return text_.substr(start, last - start);
@@ -90,7 +92,9 @@ double TextScanner::number(const char* what) {
   return value;
 }
 
-void TextScanner::fail(const std::string& message) const { fail_at(line_, column(), message); }
+void TextScanner::fail(const std::string& message) const {
+  fail_at(line_, column(), message);
+}
 
 void TextScanner::fail_at(std::size_t line, std::size_t column, const std::string& message) const {
   throw LoadError(std::string(source_), line, column, message);
@@ -129,6 +133,14 @@ std::string quote(std::string_view token) {
     out += "...";
   }
   return out + "'";
+}
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
 } // namespace odemocap::detail

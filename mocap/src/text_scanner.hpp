@@ -49,6 +49,9 @@ private:
   std::size_t line_start_ = 0;
 };
 
+/// `s` without leading and trailing spaces, tabs, carriage returns and newlines.
+std::string_view trim(std::string_view s);
+
 /// Parses all of `token` as a finite double; false if it is not exactly one number.
 bool parse_double(std::string_view token, double& out);
 

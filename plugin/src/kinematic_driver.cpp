@@ -2,35 +2,29 @@
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
 
+#include "describe.hpp"
 #include "quat_joint_core.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace odemocap {
 namespace {
-
-std::string text(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
 
 void check_options(const BindOptions& o) {
   const auto fail = [](const std::string& what) {
     throw PluginError("KinematicDriver::bind: " + what);
   };
   if (!(o.playback_rate > 0.0) || !std::isfinite(o.playback_rate)) {
-    fail("playback_rate must be finite and positive, got " + text(o.playback_rate));
+    fail("playback_rate must be finite and positive, got " + detail::describe(o.playback_rate));
   }
   if (!std::isfinite(o.time_offset)) {
-    fail("time_offset must be finite, got " + text(o.time_offset));
+    fail("time_offset must be finite, got " + detail::describe(o.time_offset));
   }
   if (!(o.max_linear_speed > 0.0) || !(o.max_angular_speed > 0.0)) {
     fail("max_linear_speed and max_angular_speed must be positive, got " +
-         text(o.max_linear_speed) + " and " + text(o.max_angular_speed));
+         detail::describe(o.max_linear_speed) + " and " + detail::describe(o.max_angular_speed));
   }
   if (!is_finite(o.offset.p) || !(std::fabs(norm(o.offset.q) - 1.0) <= 1e-6)) {
     fail("offset must have a finite position and a unit quaternion");
@@ -146,7 +140,8 @@ void KinematicDriver::restart() {
 
 void KinematicDriver::prestep(double h) {
   if (!(h > 0.0) || !std::isfinite(h)) {
-    throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " + text(h));
+    throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " +
+                      detail::describe(h));
   }
   for (Binding& b : bindings_) {
     if (b.active) {

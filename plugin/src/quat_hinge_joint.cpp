@@ -15,7 +15,7 @@ QuatHingeJoint::QuatHingeJoint(KinematicDriver& driver, const QuatHingeSettings&
   const Pose frame = detail::creation_frame(settings.body1, settings.in_body1, "QuatHingeJoint");
   const Vec3 axis = rotate(frame.q, settings.axis / length);
   detail::QuatJointSetup setup;
-  setup.name = "QuatHingeJoint";
+  setup.name = name_;
   setup.kind = detail::QuatJointKind::Hinge;
   setup.body1 = settings.body1;
   setup.body2 = settings.body2;

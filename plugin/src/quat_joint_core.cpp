@@ -1,9 +1,9 @@
 #include "quat_joint_core.hpp"
+#include "describe.hpp"
 
 #include <odemocap/ode_math.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -14,12 +14,6 @@ constexpr double k_pi = 3.14159265358979323846;
 const Vec3 k_x{1.0, 0.0, 0.0};
 const Vec3 k_y{0.0, 1.0, 0.0};
 const Vec3 k_z{0.0, 0.0, 1.0};
-
-std::string text(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
 
 bool is_unit(const Quat& q) {
   return is_finite(q) && std::fabs(norm(q) - 1.0) <= 1e-6;
@@ -48,21 +42,21 @@ void check(const QuatJointSetup& s, dWorldID world) {
   }
   const JointSoftness& j = s.softness;
   if (j.erp && !(*j.erp >= 0.0 && *j.erp <= 1.0)) {
-    fail("softness.erp must be in [0, 1], got " + text(*j.erp));
+    fail("softness.erp must be in [0, 1], got " + detail::describe(*j.erp));
   }
   if (j.cfm && !(*j.cfm >= 0.0 && std::isfinite(*j.cfm))) {
-    fail("softness.cfm must be finite and >= 0, got " + text(*j.cfm));
+    fail("softness.cfm must be finite and >= 0, got " + detail::describe(*j.cfm));
   }
   if (!(j.stiffness >= 0.0 && std::isfinite(j.stiffness)) ||
       !(j.damping >= 0.0 && std::isfinite(j.damping))) {
-    fail("softness.stiffness and damping must be finite and >= 0, got " + text(j.stiffness) +
-         " and " + text(j.damping));
+    fail("softness.stiffness and damping must be finite and >= 0, got " +
+         detail::describe(j.stiffness) + " and " + detail::describe(j.damping));
   }
   const bool lower_ok = s.lower == -INFINITY || (s.lower >= -k_pi && s.lower <= k_pi);
   const bool upper_ok = s.upper == INFINITY || (s.upper >= -k_pi && s.upper <= k_pi);
   if (!lower_ok || !upper_ok || !(s.lower <= s.upper)) {
     fail("angle limits must lie in [-pi, pi] (or be infinite) with lower <= upper, got " +
-         text(s.lower) + " and " + text(s.upper));
+         detail::describe(s.lower) + " and " + detail::describe(s.upper));
   }
 }
 

@@ -7,7 +7,7 @@ namespace odemocap {
 QuatLockJoint::QuatLockJoint(KinematicDriver& driver, const QuatLockSettings& settings)
     : QuatJoint("QuatLockJoint") {
   detail::QuatJointSetup setup;
-  setup.name = "QuatLockJoint";
+  setup.name = name_;
   setup.kind = detail::QuatJointKind::Lock;
   setup.body1 = settings.body1;
   setup.body2 = settings.body2;
