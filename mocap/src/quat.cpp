@@ -171,11 +171,13 @@ Quat nlerp(const Quat& q0, const Quat& q1, double t) {
 }
 
 Quat slerp(const Quat& q0, const Quat& q1, double t) {
-  const Quat q1s = same_hemisphere(q1, q0);
+  // The shorter arc: q1 negated when q0.q1 < 0 (one dot product serves the test and cos).
+  const double d = dot(q0, q1);
+  const Quat q1s = d < 0.0 ? -q1 : q1;
   if (t == 0.0 || t == 1.0) {
     return t == 0.0 ? q0 : q1s; // the samples themselves, untouched by renormalisation
   }
-  const double c = dot(q0, q1s);
+  const double c = std::fabs(d);
   const Quat perp = q1s - q0 * c;
   const double s2 = dot(perp, perp);
   // Rotate q0 towards the unit vector perp/s in the plane of q0 and q1 by t * theta:

@@ -178,6 +178,57 @@ std::size_t Track::interval_index(double t) const {
   return static_cast<std::size_t>(it - valid_index_.begin()) - 1;
 }
 
+double Track::wrap(double t, OutOfRange out_of_range) const {
+  if (out_of_range != OutOfRange::Loop || (t >= first_valid_time_ && t < last_valid_time_) ||
+      (t >= times_.front() && t < times_.back())) {
+    return t;
+  }
+  const double start = times_.front();
+  const double period = times_.back() - start;
+  if (!(period > 0.0)) {
+    return t;
+  }
+  // floor, not fmod, for the first 2^32 periods: glibc's fmod takes time in proportion to the
+  // number of periods, and a looping driver asks for ever later times. The result is then off
+  // by the rounding of t itself (and one correction brings it back into the period when that
+  // rounding crossed a boundary); beyond, fmod gives the phase of the t it was given exactly.
+  const double cycles = std::floor((t - start) / period);
+  if (std::fabs(cycles) < 0x1p32) {
+    const double wrapped = t - period * cycles;
+    if (wrapped < start) {
+      return wrapped + period;
+    }
+    return wrapped >= start + period ? wrapped - period : wrapped;
+  }
+  const double wrapped = start + std::fmod(t - start, period);
+  return wrapped < start ? wrapped + period : wrapped;
+}
+
+void Track::prefetch(double t, OutOfRange out_of_range) const {
+  if (valid_index_.size() < 2 || !std::isfinite(t)) {
+    return;
+  }
+  t = wrap(t, out_of_range);
+  // The interval guess of interval_index(), without its walk: the lines it names are the ones
+  // sample() reads for a uniform time base (and harmless otherwise).
+  const std::size_t last = valid_index_.size() - 1;
+  const double guess =
+      std::clamp((t - first_valid_time_) * index_scale_, 0.0, static_cast<double>(last - 1));
+  const std::size_t k = static_cast<std::size_t>(guess);
+  if (!dense_) {
+    __builtin_prefetch(&valid_index_[k]);
+    return;
+  }
+  // First and last byte of each pair of samples: a pair may straddle two cache lines.
+  const auto lines = [](const auto* pair) {
+    __builtin_prefetch(pair);
+    __builtin_prefetch(reinterpret_cast<const char*>(pair + 2) - 1);
+  };
+  lines(&times_[k]);
+  lines(&positions_[k]);
+  lines(&orientations_[k]);
+}
+
 Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   if (!std::isfinite(t)) {
     throw MocapError("track '" + name_ + "': sample time must be finite, got " +
@@ -186,17 +237,7 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   if (valid_index_.empty()) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
-  if (out_of_range == OutOfRange::Loop && (t < first_valid_time_ || t >= last_valid_time_) &&
-      (t < times_.front() || t >= times_.back())) {
-    const double start = times_.front();
-    const double period = times_.back() - start;
-    if (period > 0.0) {
-      t = start + std::fmod(t - start, period);
-      if (t < start) {
-        t += period;
-      }
-    }
-  }
+  t = wrap(t, out_of_range);
   if (t <= first_valid_time_) {
     return pose(valid_index_.front());
   }

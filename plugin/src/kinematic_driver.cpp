@@ -122,11 +122,21 @@ Pose KinematicDriver::target(BindingId id, double t) const {
   return target_of(binding(id, "target"), t);
 }
 
+namespace {
+
+double track_time(const BindOptions& o, double t) {
+  return o.time_offset + o.playback_rate * t;
+}
+
+OutOfRange out_of_range(const BindOptions& o) {
+  return o.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
+}
+
+} // namespace
+
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
-  const double track_time = b.options.time_offset + b.options.playback_rate * t;
-  const OutOfRange range =
-      b.options.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
-  const Pose pose = b.track.sample(track_time, b.options.interp, range);
+  const Pose pose =
+      b.track.sample(track_time(b.options, t), b.options.interp, out_of_range(b.options));
   return b.identity_offset ? pose : compose(pose, b.options.offset);
 }
 
@@ -143,9 +153,20 @@ void KinematicDriver::prestep(double h) {
     throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " +
                       detail::describe(h));
   }
+  // Every binding's samples and body are loaded at once first: after a world step they have
+  // left the caches, and one binding's misses would otherwise wait for the previous one's.
+  const double next = time_ + h;
+  const double inv_h = 1.0 / h;
+  for (const Binding& b : bindings_) {
+    if (b.active && !b.stats.released) {
+      b.track.prefetch(track_time(b.options, next), out_of_range(b.options));
+      __builtin_prefetch(dBodyGetPosition(b.body));
+      __builtin_prefetch(dBodyGetQuaternion(b.body));
+    }
+  }
   for (Binding& b : bindings_) {
     if (b.active) {
-      drive(b, h);
+      drive(b, h, inv_h);
     }
   }
   // After the bindings: a joint's rows start from the poses the bodies have this step.
@@ -155,13 +176,12 @@ void KinematicDriver::prestep(double h) {
   time_ += h;
 }
 
-void KinematicDriver::drive(Binding& b, double h) {
+void KinematicDriver::drive(Binding& b, double h, double inv_h) {
   if (b.stats.released) {
     return;
   }
   const double next = time_ + h;
-  if (b.options.at_end == TrackEnd::Release &&
-      b.options.time_offset + b.options.playback_rate * next > b.track.end_time()) {
+  if (b.options.at_end == TrackEnd::Release && track_time(b.options, next) > b.track.end_time()) {
     dBodySetDynamic(b.body); // keeps the velocity the last step gave it
     b.stats.released = true;
     return;
@@ -186,15 +206,17 @@ void KinematicDriver::drive(Binding& b, double h) {
     return;
   }
   const Pose now = body_pose(b.body);
-  // Positions are finite and bounded (ODE's, and the track's plausibility limits), so the
-  // checks of linear_velocity() are not needed here: one multiplication by 1/h.
-  const Vec3 v = (goal.p - now.p) * (1.0 / h);
+  // Positions are bounded (the track's plausibility limits), so the checks of
+  // linear_velocity() are not needed: a non-finite position (set by the user) makes the speed
+  // NaN, which fails the test below.
+  const Vec3 v = (goal.p - now.p) * inv_h;
   const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity(now.q, goal.q, h)
                                               : angular_velocity_linear_approx(now.q, goal.q, h);
   const double speed2 = dot(v, v);
   const double spin2 = dot(w, w);
-  if (speed2 > b.max_linear_speed2 || spin2 > b.max_angular_speed2) {
-    set_body_pose(b.body, goal); // a discontinuity in the data: no absurd velocity
+  if (!(speed2 <= b.max_linear_speed2 && spin2 <= b.max_angular_speed2)) {
+    // A discontinuity in the data (or a body moved to a non-finite pose): no absurd velocity.
+    set_body_pose(b.body, goal);
     set_velocities(b.body, {}, {});
     ++b.stats.teleports;
     return;

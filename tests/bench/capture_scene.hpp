@@ -67,10 +67,14 @@ public:
     dCloseODE();
   }
 
-  void collide_and_step(double h) {
-    dSpaceCollide(space, this, &near);
+  void collide() { dSpaceCollide(space, this, &near); }
+  void step(double h) {
     dWorldQuickStep(world, h);
     dJointGroupEmpty(contacts);
+  }
+  void collide_and_step(double h) {
+    collide();
+    step(h);
   }
 
   dWorldID world;

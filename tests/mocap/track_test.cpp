@@ -122,6 +122,28 @@ TEST(Track, ClampAndLoopOutsideTheRange) {
   EXPECT_TRUE(near_vec(track.sample(7.0).p, truth(1.0).p, 0));
   EXPECT_TRUE(near_vec(track.sample(2.25, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-12));
   EXPECT_TRUE(near_vec(track.sample(-0.75, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-12));
+  // A driver looping for a long time: a million periods on, the phase is still right to the
+  // rounding of the time itself (ulp(1e6) = 1.2e-10 s), and times a rounding error short of a
+  // period boundary land on one side of it, never outside the track.
+  EXPECT_TRUE(
+      near_vec(track.sample(1e6 + 0.25, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-9));
+  EXPECT_TRUE(
+      near_vec(track.sample(-1e6 + 0.25, Interp::Linear, OutOfRange::Loop).p, truth(0.25).p, 1e-9));
+  // Absurdly far (1e300 s), the phase of the time as given is still honoured exactly.
+  const Track short_track = analytic_track(uniform_times(4, 0.1)); // a period of 0.3 s + 1 ulp
+  const double period = short_track.end_time();
+  const double far_phase = std::fmod(1e300, period);
+  ASSERT_GT(far_phase, 0.01);
+  ASSERT_LT(far_phase, period - 0.01);
+  EXPECT_TRUE(near_vec(short_track.sample(1e300, Interp::Linear, OutOfRange::Loop).p,
+                       truth(far_phase).p, 1e-12));
+  for (const double boundary : {3.0, -3.0, 1e6}) {
+    for (const double t :
+         {std::nextafter(boundary, -INFINITY), std::nextafter(boundary, INFINITY)}) {
+      const Vec3 p = track.sample(t, Interp::Linear, OutOfRange::Loop).p;
+      EXPECT_TRUE(near_vec(p, truth(0).p, 1e-9) || near_vec(p, truth(1.0).p, 1e-9)) << t;
+    }
+  }
   EXPECT_THROW(track.sample(NAN), MocapError);
   EXPECT_THROW(Track("empty").sample(0.0), MocapError);
 }

@@ -128,6 +128,22 @@ TEST_F(BindOptionsTest, ADataJumpTeleportsInsteadOfGivingAnAbsurdVelocity) {
   EXPECT_NEAR(other.stats(id2).max_linear_speed, 301.0, 1e-6);
 }
 
+TEST_F(BindOptionsTest, ABodyMovedToANonFinitePositionIsPutBackOnItsTrack) {
+  // A NaN speed fails "speed > limit" as well as "speed <= limit": a driver that only tests
+  // the former hands ODE a NaN velocity, and the body is lost for good at the next step.
+  // (ODE itself refuses a NaN quaternion: dBodySetQuaternion aborts.)
+  const auto id = driver.bind(body, line_track());
+  run(20);
+  dBodySetPosition(body, NAN, 0, 1);
+  run(1);
+  EXPECT_EQ(driver.stats(id).teleports, 1u);
+  EXPECT_TRUE(is_finite(vec3_from_ode(dBodyGetLinearVel(body))));
+  EXPECT_TRUE(near_vec(body_pose(body).p, truth(0.21).p, 1e-12));
+  run(10); // and it follows the track again, with velocities
+  EXPECT_TRUE(near_vec(body_pose(body).p, truth(0.31).p, 1e-12));
+  EXPECT_NEAR(norm(vec3_from_ode(dBodyGetLinearVel(body))), 1.0, 1e-9);
+}
+
 TEST_F(BindOptionsTest, UnbindStopsTheBodyWhereItIs) {
   const auto id = driver.bind(body, line_track());
   run(30);

@@ -95,8 +95,16 @@ public:
   Pose sample(double t, Interp interp = Interp::Linear,
               OutOfRange out_of_range = OutOfRange::Clamp) const;
 
+  /// Asks the CPU to start loading the samples sample(t, ..., out_of_range) will read, and
+  /// returns at once: a caller about to sample many tracks prefetches them all first, so their
+  /// cache misses overlap instead of adding up. No effect on results; does nothing for a
+  /// non-finite t or a track with fewer than two valid samples.
+  void prefetch(double t, OutOfRange out_of_range = OutOfRange::Clamp) const;
+
 private:
   void check_time(double time) const;
+  /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span.
+  double wrap(double t, OutOfRange out_of_range) const;
   std::size_t interval_index(double t) const;
 
   std::string name_;

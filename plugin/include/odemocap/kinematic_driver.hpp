@@ -43,6 +43,7 @@ struct BindOptions {
   Interp interp = Interp::Linear;
   /// A step that needs a faster linear (m/s) or angular (rad/s) velocity than this is a
   /// discontinuity in the data: the body is teleported with zero velocity and it is counted.
+  /// So is a body the user moved to a non-finite position: it is put back on its track.
   double max_linear_speed = 50.0;
   double max_angular_speed = 150.0;
 };
@@ -50,7 +51,7 @@ struct BindOptions {
 /// Per-binding counters.
 struct BindingStats {
   std::size_t steps = 0;          ///< presteps that drove the body
-  std::size_t teleports = 0;      ///< steps over the speed limits (plus the first placement)
+  std::size_t teleports = 0;      ///< steps over the speed limits (the first placement is not one)
   bool released = false;          ///< TrackEnd::Release has happened
   double max_linear_speed = 0.0;  ///< largest commanded (m/s)
   double max_angular_speed = 0.0; ///< largest commanded (rad/s)
@@ -126,7 +127,7 @@ private:
 
   const Binding& binding(BindingId id, const char* function) const;
   Pose target_of(const Binding& b, double t) const;
-  void drive(Binding& b, double h);
+  void drive(Binding& b, double h, double inv_h);
 
   dWorldID world_;
   DriveMode mode_ = DriveMode::Geodesic;
