@@ -144,14 +144,17 @@ std::size_t Track::make_continuous() {
   return negated;
 }
 
+std::size_t Track::interval_guess(double t) const {
+  const std::size_t last = valid_index_.size() - 1;
+  const double guess = (t - first_valid_time_) * index_scale_; // = last / span, kept by append()
+  return static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(last - 1)));
+}
+
 std::size_t Track::interval_index(double t) const {
   // Index k into valid_index_ with time(valid k) <= t < time(valid k+1). A guess from the mean
   // spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter and
   // a binary search covers everything else (O(log n)).
-  const std::size_t last = valid_index_.size() - 1;
-  double guess = (t - first_valid_time_) * index_scale_; // = last / span, kept by append()
-  guess = std::clamp(guess, 0.0, static_cast<double>(last - 1));
-  std::size_t k = static_cast<std::size_t>(guess);
+  std::size_t k = interval_guess(t);
   if (dense_) { // valid k is sample k: one load less on the path to the interval
     for (int step = 0; step < 4; ++step) {
       if (times_[k] > t) {
@@ -209,12 +212,9 @@ void Track::prefetch(double t, OutOfRange out_of_range) const {
     return;
   }
   t = wrap(t, out_of_range);
-  // The interval guess of interval_index(), without its walk: the lines it names are the ones
-  // sample() reads for a uniform time base (and harmless otherwise).
-  const std::size_t last = valid_index_.size() - 1;
-  const double guess =
-      std::clamp((t - first_valid_time_) * index_scale_, 0.0, static_cast<double>(last - 1));
-  const std::size_t k = static_cast<std::size_t>(guess);
+  // The guess of interval_index() without its walk: the lines it names are the ones sample()
+  // reads for a uniform time base (and harmless otherwise).
+  const std::size_t k = interval_guess(t);
   if (!dense_) {
     __builtin_prefetch(&valid_index_[k]);
     return;

@@ -166,7 +166,7 @@ void KinematicDriver::prestep(double h) {
   }
   for (Binding& b : bindings_) {
     if (b.active) {
-      drive(b, h, inv_h);
+      drive(b, h, next, inv_h);
     }
   }
   // After the bindings: a joint's rows start from the poses the bodies have this step.
@@ -176,11 +176,10 @@ void KinematicDriver::prestep(double h) {
   time_ += h;
 }
 
-void KinematicDriver::drive(Binding& b, double h, double inv_h) {
+void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
   if (b.stats.released) {
     return;
   }
-  const double next = time_ + h;
   if (b.options.at_end == TrackEnd::Release && track_time(b.options, next) > b.track.end_time()) {
     dBodySetDynamic(b.body); // keeps the velocity the last step gave it
     b.stats.released = true;

@@ -105,6 +105,8 @@ private:
   void check_time(double time) const;
   /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span.
   double wrap(double t, OutOfRange out_of_range) const;
+  /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
+  std::size_t interval_guess(double t) const;
   std::size_t interval_index(double t) const;
 
   std::string name_;

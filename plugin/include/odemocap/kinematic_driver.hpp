@@ -127,7 +127,8 @@ private:
 
   const Binding& binding(BindingId id, const char* function) const;
   Pose target_of(const Binding& b, double t) const;
-  void drive(Binding& b, double h, double inv_h);
+  /// One binding's step of h seconds to driver time `next` = time() + h; inv_h = 1 / h.
+  void drive(Binding& b, double h, double next, double inv_h);
 
   dWorldID world_;
   DriveMode mode_ = DriveMode::Geodesic;
