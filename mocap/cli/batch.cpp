@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -50,7 +51,7 @@ FileReport validate_one(const std::string& path, const LoadOptions& load,
     report.error_line = e.line();
     report.error_column = e.column();
     report.findings.push_back({"parse-error", Severity::Error, "", 0, 0, 0.0, e.message()});
-  } catch (const std::exception& e) { // e.g. out of memory: this file only
+  } catch (const std::exception& e) { // bad options, out of memory: this file only
     report.findings.push_back({"parse-error", Severity::Error, "", 0, 0, 0.0, e.what()});
   }
   return report;
@@ -78,9 +79,19 @@ std::vector<std::string> collect_files(const std::vector<std::string>& arguments
       files.push_back(argument); // reported as unreadable, like any file that fails to load
     }
   }
+  // The same file named twice (a.bvh, ./a.bvh, a directory and a file in it) is read once,
+  // under the first name in sorted order.
   std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (std::string& f : files) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(f, ec);
+    if (seen.insert(ec ? f : canonical.string()).second) {
+      unique.push_back(std::move(f));
+    }
+  }
+  return unique;
 }
 
 std::vector<std::string> shard(const std::vector<std::string>& files, std::size_t index,

@@ -24,8 +24,8 @@ struct FileReport {
 };
 
 /// The files named by `arguments`: files as given, directories searched recursively for
-/// .bvh and .csv files (symlinked directories are not followed, so no loops), and glob
-/// patterns. Sorted and without duplicates. Throws std::runtime_error for an argument that
+/// .bvh, .csv, .c3d and .tsv files (symlinked directories are not followed, so no loops), and
+/// glob patterns. Sorted; a file named twice (also as ./name or through a link) appears once. Throws std::runtime_error for an argument that
 /// names nothing.
 std::vector<std::string> collect_files(const std::vector<std::string>& arguments);
 

@@ -14,14 +14,26 @@ namespace odemocap::cli {
 
 enum class OutputFormat { Text, Json, JsonLines };
 
+/// How much `odemocap validate` prints per file in text: a line per check (the default, one
+/// screen for a directory), a line per track and check, or every finding.
+enum class ReportLevel { Checks, Tracks, Findings };
+
 /// What `odemocap validate` was asked to do.
 struct ValidateCommand {
   std::vector<std::string> paths; ///< files, directories, glob patterns
   unsigned threads = 1;
   OutputFormat format = OutputFormat::Text;
   bool strict = false;         ///< warnings fail too
+  ReportLevel report = ReportLevel::Checks; ///< text output per file
+  std::size_t max_findings = 20; ///< lines printed per file in text; the rest are counted
   std::size_t shard_index = 0; ///< this job's shard ...
   std::size_t shard_count = 1; ///< ... of this many
+};
+
+/// What `odemocap info` was asked to do.
+struct InfoCommand {
+  std::vector<std::string> paths; ///< files, directories, glob patterns
+  OutputFormat format = OutputFormat::Text;
 };
 
 /// What `odemocap convert` was asked to do.
@@ -46,8 +58,9 @@ int run_convert(const ConvertCommand& command, const LoadOptions& load);
 int run_validate(const ValidateCommand& command, const LoadOptions& load,
                  const ValidateOptions& checks);
 
-/// `odemocap info FILE`: tracks, frames, rate, duration, units, ranges, top speeds.
-int run_info(const std::string& path, const LoadOptions& load, OutputFormat format);
+/// `odemocap info PATH...`: per file tracks, frames, rate, duration, units, ranges, top speeds;
+/// 0 when every file was read, 1 when some were not, 2 when none was.
+int run_info(const InfoCommand& command, const LoadOptions& load);
 
 /// `odemocap velocities FILE -o OUT`: per-sample linear and angular velocities as CSV.
 int run_velocities(const std::string& path, const LoadOptions& load, const std::string& out_path,

@@ -42,11 +42,12 @@ void report(const ClusterFit& fit) {
     }
   }
   std::sort(rms.begin(), rms.end());
-  std::cerr << "odemocap convert: cluster '" << fit.track.name() << "': " << rms.size() << " of "
+  std::cerr << "odemocap convert: cluster '" << printable(fit.track.name()) << "': " << rms.size() << " of "
             << fit.rms.size() << " samples fitted (reference sample " << fit.reference_sample
             << ")";
   if (!rms.empty()) {
-    std::cerr << ", fit RMS median " << rms[rms.size() / 2] << ", max " << rms.back();
+    std::cerr << ", fit RMS median " << rms[rms.size() / 2] * 1000.0 << " mm, max "
+              << rms.back() * 1000.0 << " mm";
   }
   std::cerr << ", " << fit.flagged.size() << " flagged";
   for (std::size_t i = 0; i < fit.flagged.size() && i < 5; ++i) {
@@ -80,11 +81,11 @@ int run_convert(const ConvertCommand& command, const LoadOptions& load) {
     }
     save_rigid_body_csv(out, command.output);
     for (const std::string& note : in.info().notes) {
-      std::cerr << "odemocap convert: note: " << note << "\n";
+      std::cerr << "odemocap convert: note: " << printable(note) << "\n";
     }
     return 0;
   } catch (const MocapError& e) {
-    std::cerr << "odemocap convert: " << e.what() << "\n";
+    std::cerr << "odemocap convert: " << printable(e.what()) << "\n";
     return 2;
   }
 }

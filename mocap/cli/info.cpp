@@ -1,6 +1,6 @@
+#include "batch.hpp"
 #include "commands.hpp"
-
-#include <nlohmann/json.hpp>
+#include "json_output.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +12,17 @@ namespace {
 
 struct TrackSummary {
   const Track* track = nullptr;
+  std::string name; ///< printable
   Vec3 low{INFINITY, INFINITY, INFINITY};
   Vec3 high{-INFINITY, -INFINITY, -INFINITY};
-  double max_linear_speed = 0.0;  ///< m/s (file units after scaling), central differences
+  double max_linear_speed = 0.0;  ///< stored length units per second, central differences
   double max_angular_speed = 0.0; ///< rad/s
 };
 
 TrackSummary summarise(const Track& track) {
   TrackSummary s;
   s.track = &track;
+  s.name = printable(track.name());
   for (std::size_t i : track.valid_indices()) {
     const Vec3& p = track.position(i);
     s.low = {std::fmin(s.low.x, p.x), std::fmin(s.low.y, p.y), std::fmin(s.low.z, p.z)};
@@ -36,46 +38,62 @@ TrackSummary summarise(const Track& track) {
   return s;
 }
 
-const char* axis_name(Axis a) {
-  return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z";
+const char* axis_name(Axis a) { return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z"; }
+
+const char* kind_of(const Track& t) { return t.position_only() ? "marker" : "rigid-body"; }
+
+nlohmann::json vec(const Vec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+
+/// What the stored positions are, in words: "m (file unit mm, declared)".
+std::string units_text(const CaptureInfo& info) {
+  std::string file_unit = info.unit_source.empty()
+                              ? "file unit not known"
+                              : "file unit " + info.length_unit + ", " + info.unit_source;
+  if (info.in_metres()) {
+    return "positions in m (" + file_unit + ")";
+  }
+  char factor[64];
+  std::snprintf(factor, sizeof factor, "%g", info.length_scale);
+  return std::string("positions in length units = the file's numbers x ") + factor + " (" +
+         file_unit + (info.unit_source.empty() ? "; --unit sets it" : "") + ")";
 }
 
-nlohmann::json vec(const Vec3& v) {
-  return nlohmann::json::array({v.x, v.y, v.z});
-}
-
-void print_json(const std::string& path, const Capture& capture,
-                const std::vector<TrackSummary>& tracks) {
+nlohmann::json file_json(const std::string& path, const Capture& capture,
+                         const std::vector<TrackSummary>& tracks) {
   const CaptureInfo& info = capture.info();
   nlohmann::json out{{"file", path},
+                     {"status", "read"},
                      {"format", info.format},
                      {"frame_rate", info.frame_rate},
                      {"length_unit", info.length_unit},
+                     {"unit_source", info.unit_source},
+                     {"unit_in_metres", info.unit_in_metres},
                      {"length_scale", info.length_scale},
+                     {"positions_in_metres", info.in_metres()},
                      {"up_axis", axis_name(info.up_axis)},
                      {"notes", info.notes},
                      {"tracks", nlohmann::json::array()}};
   for (const TrackSummary& s : tracks) {
     const Track& t = *s.track;
+    const bool any = t.valid_count() > 0;
     nlohmann::json track{{"name", t.name()},
+                         {"kind", kind_of(t)},
                          {"samples", t.size()},
                          {"valid", t.valid_count()},
-                         {"start_time", t.empty() ? 0.0 : t.start_time()},
-                         {"end_time", t.empty() ? 0.0 : t.end_time()},
-                         {"max_linear_speed", s.max_linear_speed},
+                         {"start_time", t.empty() ? 0.0 : display_time(t.start_time())},
+                         {"end_time", t.empty() ? 0.0 : display_time(t.end_time())},
                          {"position_only", t.position_only()}};
-    if (t.position_only()) {
-      track["max_angular_speed"] = nullptr; // markers have no orientation
-    } else {
-      track["max_angular_speed"] = s.max_angular_speed;
-    }
-    if (t.valid_count() > 0) {
+    // null: nothing to measure (no valid sample; markers have no orientation).
+    track["max_linear_speed"] = any ? nlohmann::json(s.max_linear_speed) : nlohmann::json();
+    track["max_angular_speed"] =
+        any && !t.position_only() ? nlohmann::json(s.max_angular_speed) : nlohmann::json();
+    if (any) {
       track["position_min"] = vec(s.low);
       track["position_max"] = vec(s.high);
     }
     out["tracks"].push_back(std::move(track));
   }
-  std::cout << out.dump(2) << "\n";
+  return out;
 }
 
 void print_text(const std::string& path, const Capture& capture,
@@ -83,64 +101,97 @@ void print_text(const std::string& path, const Capture& capture,
   const CaptureInfo& info = capture.info();
   double start = INFINITY, end = -INFINITY;
   std::size_t frames = 0;
+  std::size_t width = 20;
   for (const TrackSummary& s : tracks) {
+    width = std::max(width, s.name.size());
     if (!s.track->empty()) {
       start = std::fmin(start, s.track->start_time());
       end = std::fmax(end, s.track->end_time());
       frames = std::max(frames, s.track->size());
     }
   }
-  std::printf("%s: %s, %zu tracks, %zu frames", path.c_str(), info.format.c_str(), tracks.size(),
-              frames);
+  std::printf("%s: %s, %zu tracks, %zu frames", printable(path).c_str(), info.format.c_str(),
+              tracks.size(), frames);
   if (info.frame_rate > 0) {
     std::printf(" at %g Hz", info.frame_rate);
   }
   if (frames > 0) {
-    std::printf(", %.3f s (%g to %g)", end - start, start, end);
+    std::printf(", %.3f s (%g to %g s)", end - start, display_time(start), display_time(end));
   }
-  std::printf("\n  length unit: %s, scale applied: %g, up axis: %s (speeds in length units/s)\n",
-              info.length_unit.empty() ? "(not declared)" : info.length_unit.c_str(),
-              info.length_scale, axis_name(info.up_axis));
+  std::printf("\n  %s; up axis %s\n", units_text(info).c_str(), axis_name(info.up_axis));
   for (const std::string& note : info.notes) {
-    std::printf("  note: %s\n", note.c_str());
+    std::printf("  note: %s\n", printable(note).c_str());
   }
-  std::printf("  %-20s %8s %8s  %-44s %10s %10s\n", "track", "samples", "valid",
-              "position range x / y / z", "max |v|", "max rad/s");
+  const int w = static_cast<int>(width);
+  char speed_header[32];
+  std::snprintf(speed_header, sizeof speed_header, "max %s/s", info.in_metres() ? "m" : "units");
+  std::printf("  %-*s %-10s %8s %8s  %-44s %10s %10s\n", w, "track", "kind", "samples", "valid",
+              "position range x / y / z", speed_header, "max rad/s");
   for (const TrackSummary& s : tracks) {
-    char spin[32] = "-"; // markers have no orientation
-    if (!s.track->position_only()) {
-      std::snprintf(spin, sizeof spin, "%.3f", s.max_angular_speed);
-    }
-    if (s.track->valid_count() == 0) {
-      std::printf("  %-20s %8zu %8zu  %-44s %10s %10s\n", s.track->name().c_str(), s.track->size(),
-                  std::size_t{0}, "(no valid sample)", "-", "-");
+    const Track& t = *s.track;
+    if (t.valid_count() == 0) {
+      std::printf("  %-*s %-10s %8zu %8zu  %-44s %10s %10s\n", w, s.name.c_str(), kind_of(t),
+                  t.size(), std::size_t{0}, "(no valid sample)", "-", "-");
       continue;
     }
-    std::printf("  %-20s %8zu %8zu  [%7.3f %7.3f] [%7.3f %7.3f] [%7.3f %7.3f] %10.3f %10s\n",
-                s.track->name().c_str(), s.track->size(), s.track->valid_count(), s.low.x, s.high.x,
+    char spin[32] = "(marker)"; // markers have no orientation
+    if (!t.position_only()) {
+      std::snprintf(spin, sizeof spin, "%.3f", s.max_angular_speed);
+    }
+    std::printf("  %-*s %-10s %8zu %8zu  [%7.3f %7.3f] [%7.3f %7.3f] [%7.3f %7.3f] %10.3f %10s\n",
+                w, s.name.c_str(), kind_of(t), t.size(), t.valid_count(), s.low.x, s.high.x,
                 s.low.y, s.high.y, s.low.z, s.high.z, s.max_linear_speed, spin);
   }
 }
 
 } // namespace
 
-int run_info(const std::string& path, const LoadOptions& load, OutputFormat format) {
+int run_info(const InfoCommand& command, const LoadOptions& load) {
+  std::vector<std::string> files;
   try {
-    const Capture capture = load_capture(path, load);
-    std::vector<TrackSummary> tracks;
-    for (const Track& t : capture.tracks()) {
-      tracks.push_back(summarise(t));
-    }
-    if (format == OutputFormat::Json) {
-      print_json(path, capture, tracks);
-    } else {
-      print_text(path, capture, tracks);
-    }
-    return 0;
-  } catch (const MocapError& e) {
-    std::cerr << "odemocap info: " << e.what() << "\n";
+    files = collect_files(command.paths);
+  } catch (const std::exception& e) {
+    std::cerr << "odemocap info: " << printable(e.what()) << "\n";
     return 2;
   }
+  nlohmann::json all = nlohmann::json::array();
+  std::size_t readable = 0;
+  for (const std::string& path : files) {
+    try {
+      const Capture capture = load_capture(path, load);
+      std::vector<TrackSummary> tracks;
+      for (const Track& t : capture.tracks()) {
+        tracks.push_back(summarise(t));
+      }
+      ++readable;
+      if (command.format == OutputFormat::Text) {
+        print_text(path, capture, tracks);
+      } else {
+        all.push_back(file_json(path, capture, tracks));
+      }
+    } catch (const MocapError& e) {
+      const auto* located = dynamic_cast<const LoadError*>(&e);
+      if (command.format == OutputFormat::Text) {
+        std::cerr << "odemocap info: " << printable(e.what()) << "\n";
+        continue;
+      }
+      nlohmann::json error{{"message", located ? located->message() : std::string(e.what())},
+                           {"line", located ? located->line() : 0},
+                           {"column", located ? located->column() : 0}};
+      all.push_back({{"file", path}, {"status", "unreadable"}, {"error", std::move(error)}});
+    }
+  }
+  if (command.format != OutputFormat::Text) {
+    print_json({{"files", std::move(all)},
+                {"summary", {{"files", files.size()}, {"readable", readable}}}},
+               2);
+  }
+  if (readable == 0) {
+    std::cerr << "odemocap info: "
+              << (files.empty() ? "no capture files found" : "no file could be read") << "\n";
+    return 2;
+  }
+  return readable == files.size() ? 0 : 1;
 }
 
 } // namespace odemocap::cli

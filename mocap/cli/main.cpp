@@ -3,43 +3,144 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <thread>
 
+namespace {
+
+using odemocap::LoadOptions;
+
+constexpr const char* k_formats =
+    "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D and Qualisys TSV";
+
+/// A finite number > 0 (CLI11's PositiveNumber lets NaN through and words 0 badly).
+const CLI::Validator k_positive(
+    [](std::string& text) -> std::string {
+      double v = 0.0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (error != std::errc() || end != text.data() + text.size() || !(v > 0.0) ||
+          !std::isfinite(v)) {
+        return "must be a finite number > 0, got '" + text + "'";
+      }
+      return {};
+    },
+    "NUMBER>0");
+
+/// A whole number >= 1 (an unsigned option would wrap -1 to 2^64 - 1).
+const CLI::Validator k_count(
+    [](std::string& text) -> std::string {
+      unsigned long long v = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (error != std::errc() || end != text.data() + text.size() || v < 1) {
+        return "must be a whole number >= 1, got '" + text + "'";
+      }
+      return {};
+    },
+    "COUNT>=1");
+
+/// A finite number > 1.
+const CLI::Validator k_factor(
+    [](std::string& text) -> std::string {
+      double v = 0.0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (error != std::errc() || end != text.data() + text.size() || !(v > 1.0) ||
+          !std::isfinite(v)) {
+        return "must be a finite number > 1, got '" + text + "'";
+      }
+      return {};
+    },
+    "NUMBER>1");
+
+const CLI::Validator k_unit(
+    [](std::string& text) -> std::string {
+      return odemocap::parse_length_unit(text)
+                 ? std::string()
+                 : "must be m, dm, cm, mm, in, ft, cmu or metres per unit (> 0), got '" + text +
+                       "'";
+    },
+    "UNIT");
+
+/// Loading options every command takes; captures are in metres unless --file-units.
+struct LoadFlags {
+  std::string unit;
+  std::string up;
+  bool file_units = false;
+
+  void add_to(CLI::App* command, LoadOptions& load) {
+    command
+        ->add_option("--unit", unit,
+                     "length unit of the file's numbers when it declares none or a wrong one: m, "
+                     "dm, cm, mm, in, ft, cmu (CMU BVH, 1/0.45 in) or metres per unit; default: "
+                     "declared by the file, else inferred (see the notes)")
+        ->check(k_unit);
+    command->add_flag("--file-units", file_units,
+                      "keep the numbers of files that declare no unit (BVH, generic CSV) "
+                      "instead of converting them to metres");
+    command
+        ->add_option("--scale", load.length_scale,
+                     "extra factor on positions after conversion to metres (default 1)")
+        ->check(k_positive);
+    command->add_option("--up", up, "rotate the capture so this axis is up (x, y or z)")
+        ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
+  }
+
+  void apply(LoadOptions& load) const {
+    load.to_metres = !file_units;
+    if (!unit.empty()) {
+      load.unit_in_metres = *odemocap::parse_length_unit(unit);
+    }
+    if (!up.empty()) {
+      const char a = static_cast<char>(up[0] | 0x20);
+      load.up_axis = a == 'x' ? odemocap::Axis::X : a == 'y' ? odemocap::Axis::Y : odemocap::Axis::Z;
+    }
+  }
+};
+
+odemocap::cli::OutputFormat output_format(const std::string& name) {
+  using odemocap::cli::OutputFormat;
+  return name == "json" ? OutputFormat::Json
+         : name == "jsonl" ? OutputFormat::JsonLines
+                           : OutputFormat::Text;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
   using namespace odemocap;
-  CLI::App app{"odemocap: inspect capture files (BVH, rigid-body CSV, OptiTrack Motive CSV)"};
+  CLI::App app{std::string("odemocap: inspect, validate and convert capture files (") + k_formats +
+               "). Positions are in metres: a file's declared unit is used, otherwise one is "
+               "inferred and said in a note.\nExit status: 0 success, 1 problems found (see each "
+               "command), 2 usage error or nothing readable."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "odemocap 0.1.0");
 
   LoadOptions load;
-  std::string up;
-  const auto add_load_options = [&](CLI::App* command) {
-    command
-        ->add_option("--scale", load.length_scale,
-                     "factor applied to positions, e.g. 0.01 for cm to m (default 1)")
-        ->check(CLI::PositiveNumber);
-    command->add_option("--up", up, "rotate the capture so this axis is up (x, y or z)")
-        ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
-  };
+  LoadFlags load_flags;
+
+  cli::InfoCommand info_command;
+  std::string info_format = "text";
+  CLI::App* info = app.add_subcommand(
+      "info", "per file: format, frames, rate, duration, units and their source, notes; per "
+              "track: samples, kind, position ranges, largest speeds (exit 1 when a file is "
+              "unreadable)");
+  info->add_option("PATH", info_command.paths,
+                   "files, directories (searched for .bvh, .csv, .c3d, .tsv), glob patterns")
+      ->required();
+  info->add_option("--format", info_format, "text or json (default text)")
+      ->check(CLI::IsMember({"text", "json"}));
+  load_flags.add_to(info, load);
 
   std::string path;
-  std::string format_name = "text";
-  CLI::App* info = app.add_subcommand("info", "tracks, frames, rate, duration, units, ranges, "
-                                              "largest linear and angular speeds");
-  info->add_option("FILE", path, "capture file")->required();
-  info->add_option("--format", format_name, "text or json (default text)")
-      ->check(CLI::IsMember({"text", "json"}));
-  add_load_options(info);
-
   std::string out_path;
   std::string scheme_name = "central";
   std::string estimator_name = "geodesic";
-  CLI::App* velocities =
-      app.add_subcommand("velocities", "per-sample linear (m/s) and angular (rad/s, world frame) "
-                                       "velocities of every track, as CSV");
+  CLI::App* velocities = app.add_subcommand(
+      "velocities", "per-sample linear (m/s; length units/s with --file-units) and angular "
+                    "(rad/s, world frame) velocities of every track, as CSV");
   velocities->add_option("FILE", path, "capture file")->required();
   velocities->add_option("-o,--output", out_path, "CSV file to write")->required();
   velocities->add_option("--scheme", scheme_name, "forward, backward or central (default central)")
@@ -48,7 +149,7 @@ int main(int argc, char** argv) {
       ->add_option("--estimator", estimator_name,
                    "geodesic (Slerp derivative, default) or linear (naive baseline)")
       ->check(CLI::IsMember({"geodesic", "linear"}));
-  add_load_options(velocities);
+  load_flags.add_to(velocities, load);
 
   cli::ValidateCommand validate_command;
   validate_command.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -56,56 +157,80 @@ int main(int argc, char** argv) {
   std::string validate_format = "text";
   std::string shard_text;
   CLI::App* validate = app.add_subcommand(
-      "validate", "check capture files and report what is wrong where (exit 0: nothing fails, "
-                  "1: problems, 2: nothing readable)");
+      "validate", "check capture files and report what is wrong where. Exit 0: no file fails "
+                  "(warnings and infos do not fail unless --strict); 1: a file is unreadable or "
+                  "has an error (with --strict: a warning); 2: usage error or nothing readable");
   validate
       ->add_option("PATH", validate_command.paths,
                    "files, directories (searched for .bvh, .csv, .c3d and .tsv), glob patterns")
       ->required();
   validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(k_count);
   validate->add_option("--format", validate_format, "text, json or jsonl (one object per file)")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
   validate->add_flag("--strict", validate_command.strict, "warnings fail too");
+  std::string report_level = "checks";
+  validate
+      ->add_option("--report", report_level,
+                   "text detail per file: checks (a line per check, default), tracks (a line per "
+                   "track and check) or findings (every finding)")
+      ->check(CLI::IsMember({"checks", "tracks", "findings"}));
+  validate
+      ->add_option("--max-findings", validate_command.max_findings,
+                   "lines printed per file in text; the rest are counted")
+      ->check(k_count)
+      ->capture_default_str();
   validate->add_option("--shard", shard_text,
                        "I/N: validate only shard I (0-based) of N, chosen by a hash of each path");
   validate
       ->add_option("--max-angular-speed", checks.max_angular_speed,
                    "rad/s between samples (spike above)")
+      ->check(k_positive)
       ->capture_default_str();
   validate
       ->add_option("--max-linear-speed", checks.max_linear_speed,
-                   "length units/s (spike above; use --scale for metres)")
+                   "m/s (length units/s with --file-units) between samples (spike above)")
+      ->check(k_positive)
       ->capture_default_str();
   validate
       ->add_option("--max-acceleration", checks.max_linear_acceleration,
-                   "length units/s^2 (spike above)")
+                   "m/s^2 (length units/s^2 with --file-units) (spike above)")
+      ->check(k_positive)
       ->capture_default_str();
   validate
       ->add_option("--max-frozen", checks.max_frozen_samples,
                    "identical consecutive samples allowed")
+      ->check(k_count)
       ->capture_default_str();
-  validate->add_option("--max-bone-length", checks.max_bone_length, "BVH offsets (length units)")
+  validate
+      ->add_option("--max-bone-length", checks.max_bone_length,
+                   "m (length units with --file-units): longer BVH bones are absurd")
+      ->check(k_positive)
       ->capture_default_str();
   validate
       ->add_option("--dropped-frame-factor", checks.dropped_frame_factor,
                    "an interval this many times the median means dropped frames")
+      ->check(k_factor)
       ->capture_default_str();
-  add_load_options(validate);
+  load_flags.add_to(validate, load);
 
   cli::ConvertCommand convert_command;
   bool cubic = false;
   CLI::App* convert = app.add_subcommand(
-      "convert", "write a capture as rigid-body CSV (readable by every odemocap loader), "
-                 "optionally repaired");
+      "convert", "write a capture as rigid-body CSV in metres (readable by every odemocap "
+                 "loader; markers stay position-only), optionally repaired");
   convert->add_option("IN", convert_command.input, "capture file")->required();
   convert->add_option("-o,--output", convert_command.output, "CSV file to write")->required();
   convert->add_flag("--renormalize", load.renormalize,
                     "scale quaternions to unit length instead of refusing those that are not");
   convert->add_option("--fill-gaps", convert_command.fill_gaps,
-                      "fill gaps of up to N samples by interpolation (slerp and lerp)");
-  convert->add_option("--resample", convert_command.rate, "resample to this rate (Hz)")
-      ->check(CLI::PositiveNumber);
+                      "fill gaps of up to N samples by interpolation (slerp and lerp)")
+      ->check(k_count);
+  convert
+      ->add_option("--resample", convert_command.rate,
+                   "resample to this rate (Hz) within each recorded stretch: never across a "
+                   "gap, dropped frames or a frame-number jump")
+      ->check(k_positive);
   convert->add_flag("--cubic", cubic, "cubic instead of linear interpolation for the repairs");
   convert->add_option("--cluster", convert_command.clusters,
                       "fit a rigid body to markers: 'NAME=M1,M2,M3[,...]' (repeatable); the output "
@@ -116,10 +241,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   convert
       ->add_option("--max-rms", convert_command.max_rms,
-                   "cluster fit residual (m, after --scale) above which samples are flagged")
-      ->check(CLI::PositiveNumber)
+                   "cluster fit residual (m) above which samples are flagged")
+      ->check(k_positive)
       ->capture_default_str();
-  add_load_options(convert);
+  load_flags.add_to(convert, load);
 
   try {
     app.parse(argc, argv);
@@ -127,10 +252,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2; // usage errors are status 2
   }
-  if (!up.empty()) {
-    const char a = static_cast<char>(up[0] | 0x20);
-    load.up_axis = a == 'x' ? Axis::X : a == 'y' ? Axis::Y : Axis::Z;
-  }
+  load_flags.apply(load);
   if (validate->parsed()) {
     if (!shard_text.empty()) {
       std::size_t index = 0, count = 0;
@@ -145,9 +267,10 @@ int main(int argc, char** argv) {
       validate_command.shard_index = index;
       validate_command.shard_count = count;
     }
-    validate_command.format = validate_format == "json"    ? cli::OutputFormat::Json
-                              : validate_format == "jsonl" ? cli::OutputFormat::JsonLines
-                                                           : cli::OutputFormat::Text;
+    validate_command.format = output_format(validate_format);
+    validate_command.report = report_level == "tracks"     ? cli::ReportLevel::Tracks
+                              : report_level == "findings" ? cli::ReportLevel::Findings
+                                                           : cli::ReportLevel::Checks;
     return cli::run_validate(validate_command, load, checks);
   }
   if (convert->parsed()) {
@@ -155,8 +278,8 @@ int main(int argc, char** argv) {
     return cli::run_convert(convert_command, load);
   }
   if (info->parsed()) {
-    return cli::run_info(path, load,
-                         format_name == "json" ? cli::OutputFormat::Json : cli::OutputFormat::Text);
+    info_command.format = output_format(info_format);
+    return cli::run_info(info_command, load);
   }
   const std::map<std::string, DiffScheme> schemes{{"forward", DiffScheme::Forward},
                                                   {"backward", DiffScheme::Backward},

@@ -1,11 +1,12 @@
 #include "batch.hpp"
 #include "commands.hpp"
-
-#include <nlohmann/json.hpp>
+#include "json_output.hpp"
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <set>
 
 #include <unistd.h>
 
@@ -33,20 +34,87 @@ nlohmann::json to_json(const FileReport& r) {
           {"findings", std::move(findings)}};
 }
 
-void print_text(const FileReport& r) {
-  if (r.readable && r.findings.empty()) {
-    std::printf("%s: clean\n", r.path.c_str());
+/// Findings grouped for one report line: how many, on how many tracks, over which samples,
+/// the worst of them.
+struct Group {
+  const Finding* worst = nullptr;
+  std::size_t count = 0;
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::set<std::string> tracks;
+};
+
+/// Groups by check (ReportLevel::Checks) or by track and check (ReportLevel::Tracks), in the
+/// order the groups first appear.
+std::vector<Group> group(const std::vector<Finding>& findings, ReportLevel level) {
+  std::vector<Group> groups;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const Finding& f : findings) {
+    const std::string track = level == ReportLevel::Tracks ? f.track : std::string();
+    const auto [it, added] = index.emplace(std::make_pair(track, f.check), groups.size());
+    if (added) {
+      groups.push_back({&f, 0, f.first, f.last, {}});
+    }
+    Group& g = groups[it->second];
+    ++g.count;
+    g.first = std::min(g.first, f.first);
+    g.last = std::max(g.last, f.last);
+    g.worst = f.value > g.worst->value ? &f : g.worst;
+    g.tracks.insert(f.track);
+  }
+  return groups;
+}
+
+std::string track_name(const std::string& track) {
+  return track.empty() ? "(file)" : printable(track);
+}
+
+void print_finding(const FileReport& r, const Finding& f) {
+  if (f.check == "parse-error") {
+    std::printf("  error parse-error line %zu column %zu: %s\n", r.error_line, r.error_column,
+                printable(f.message).c_str());
     return;
   }
-  std::printf("%s: %s\n", r.path.c_str(), r.readable ? "findings" : "unreadable");
-  for (const Finding& f : r.findings) {
-    if (f.check == "parse-error") {
-      std::printf("  error parse-error line %zu column %zu: %s\n", r.error_line, r.error_column,
-                  f.message.c_str());
-    } else {
-      std::printf("  %s %s %s samples %zu-%zu: %s\n", to_string(f.severity), f.check.c_str(),
-                  f.track.empty() ? "(file)" : f.track.c_str(), f.first, f.last, f.message.c_str());
+  std::printf("  %s %s %s samples %zu-%zu: %s\n", to_string(f.severity), f.check.c_str(),
+              track_name(f.track).c_str(), f.first, f.last, printable(f.message).c_str());
+}
+
+void print_group(const Group& g, ReportLevel level) {
+  const Finding& f = *g.worst;
+  if (level == ReportLevel::Tracks) {
+    std::printf("  %s %s %s: %zu finding(s), samples %zu-%zu, worst: %s\n", to_string(f.severity),
+                f.check.c_str(), track_name(f.track).c_str(), g.count, g.first, g.last,
+                printable(f.message).c_str());
+    return;
+  }
+  std::printf("  %s %s: %zu finding(s) on %zu track(s); worst %s samples %zu-%zu: %s\n",
+              to_string(f.severity), f.check.c_str(), g.count, g.tracks.size(),
+              track_name(f.track).c_str(), f.first, f.last, printable(f.message).c_str());
+}
+
+void print_text(const FileReport& r, ReportLevel level, std::size_t max_lines) {
+  if (r.readable && r.findings.empty()) {
+    std::printf("%s: clean\n", printable(r.path).c_str());
+    return;
+  }
+  std::printf("%s: %s\n", printable(r.path).c_str(),
+              !r.readable ? "unreadable"
+                          : (std::to_string(r.findings.size()) + " finding(s)").c_str());
+  std::size_t total = 0;
+  if (level == ReportLevel::Findings || !r.readable) {
+    total = r.findings.size();
+    for (std::size_t i = 0; i < total && i < max_lines; ++i) {
+      print_finding(r, r.findings[i]);
     }
+  } else {
+    const std::vector<Group> groups = group(r.findings, level);
+    total = groups.size();
+    for (std::size_t i = 0; i < total && i < max_lines; ++i) {
+      print_group(groups[i], level);
+    }
+  }
+  if (total > max_lines) {
+    std::printf("  ... %zu more line(s) (--max-findings)\n", total - max_lines);
   }
 }
 
@@ -63,7 +131,7 @@ int run_validate(const ValidateCommand& command, const LoadOptions& load,
   if (::isatty(STDERR_FILENO) != 0) {
     progress = [&](std::size_t done, std::size_t total, const std::string& path) {
       const std::lock_guard<std::mutex> lock(progress_mutex);
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, path.c_str());
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, printable(path).c_str());
       if (done == total) {
         std::fprintf(stderr, "\n");
       }
@@ -86,9 +154,9 @@ int run_validate(const ValidateCommand& command, const LoadOptions& load,
   nlohmann::json all = nlohmann::json::array();
   for (const FileReport& r : reports) {
     if (command.format == OutputFormat::Text) {
-      print_text(r);
+      print_text(r, command.report, command.max_findings);
     } else if (command.format == OutputFormat::JsonLines) {
-      std::cout << to_json(r).dump() << '\n';
+      print_json(to_json(r), -1);
     } else {
       all.push_back(to_json(r));
     }
@@ -96,13 +164,17 @@ int run_validate(const ValidateCommand& command, const LoadOptions& load,
   const nlohmann::json summary{{"files", reports.size()},
                                {"readable", readable},
                                {"clean", clean},
-                               {"failing", failing}};
+                               {"with_findings", readable - clean},
+                               {"unreadable", reports.size() - readable},
+                               {"failing", failing},
+                               {"strict", command.strict}};
   if (command.format == OutputFormat::Json) {
-    std::cout << nlohmann::json{{"files", std::move(all)}, {"summary", summary}}.dump(2) << '\n';
+    print_json({{"files", std::move(all)}, {"summary", summary}}, 2);
   } else if (command.format == OutputFormat::Text) {
-    std::printf("%zu file(s): %zu clean, %zu with findings, %zu unreadable; %zu failing%s\n",
+    std::printf("%zu file(s): %zu clean, %zu with findings, %zu unreadable; %zu failing (%s)\n",
                 reports.size(), clean, readable - clean, reports.size() - readable, failing,
-                command.strict ? " (strict: warnings fail)" : "");
+                command.strict ? "strict: warnings and errors fail"
+                               : "errors and unreadable files fail; --strict: warnings too");
   }
   std::cout.flush();
   if (readable == 0) {

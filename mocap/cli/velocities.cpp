@@ -44,7 +44,8 @@ int run_velocities(const std::string& path, const LoadOptions& load, const std::
       std::cerr << "odemocap velocities: cannot write " << out_path << "\n";
       return 2;
     }
-    // Columns: time, then per track vx, vy, vz (m/s) and wx, wy, wz (rad/s, world frame).
+    // Columns: time, then per track vx, vy, vz (m/s, or length units/s when the capture's unit
+    // is not known) and wx, wy, wz (rad/s, world frame).
     // A sample without an estimate (a gap) has empty cells, never zeros.
     out << "time";
     for (const Track& t : capture.tracks()) {
@@ -75,7 +76,7 @@ int run_velocities(const std::string& path, const LoadOptions& load, const std::
     }
     return 0;
   } catch (const MocapError& e) {
-    std::cerr << "odemocap velocities: " << e.what() << "\n";
+    std::cerr << "odemocap velocities: " << printable(e.what()) << "\n";
     return 2;
   }
 }

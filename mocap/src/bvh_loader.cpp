@@ -2,6 +2,7 @@
 // then MOTION with a frame count, a frame time and one row of channel values per frame.
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/load.hpp>
 
@@ -303,8 +304,15 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
   info.source = std::string(source);
   info.format = "bvh";
   info.frame_rate = 1.0 / skeleton.frame_time;
-  info.length_unit = ""; // BVH declares none
-  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, 1.0, info);
+  double inferred = 0.0; // BVH declares no unit
+  if (options.to_metres && options.unit_in_metres == 0.0) {
+    const detail::UnitGuess guess = detail::infer_skeleton_unit(skeleton);
+    inferred = guess.metres;
+    info.length_unit = guess.name;
+    info.notes.push_back(guess.note);
+  }
+  const detail::PoseConversion conversion =
+      detail::make_conversion(options, Axis::Y, 0.0, info, inferred);
 
   const detail::TrackSelection selection(options.tracks);
   std::vector<std::string> names;

@@ -404,9 +404,9 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
     info.notes.push_back("POINT:UNITS is missing: millimetres assumed");
   }
   const double unit = units.empty() ? 0.001 : unit_in_metres(units[0], info.notes);
+  info.length_unit = units.empty() ? "mm" : units[0];
   const detail::PoseConversion conversion =
       detail::make_conversion(options, up_axis_of(parameters), unit, info);
-  info.length_unit = units.empty() ? "" : units[0];
   info.frame_rate = rate;
 
   Capture capture(info);

@@ -20,6 +20,14 @@ const Track& Capture::track(std::string_view name) const& {
                    "'; its tracks are: " + (names.empty() ? "(none)" : names));
 }
 
+bool CaptureInfo::in_metres() const { return unit_in_metres > 0.0 && length_scale == unit_in_metres; }
+
+void Capture::scale_positions(double factor) {
+  for (Track& t : tracks_) {
+    t.scale_positions(factor);
+  }
+}
+
 void Capture::add_track(Track track) {
   if (track.name().empty()) {
     throw MocapError("capture '" + info_.source + "': a track needs a non-empty name");

@@ -48,7 +48,8 @@ void check_complete(const TableLayout& layout, const CsvReader& reader) {
   }
   for (const BodyColumns& body : layout.bodies) {
     std::string missing;
-    for (int c = 0; c < 7; ++c) {
+    const int components = body.position_only() ? 3 : 7;
+    for (int c = 0; c < components; ++c) {
       const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
       if (index < 0) {
         missing += (missing.empty() ? "" : ", ") + std::string(k_component_names[c]);
@@ -56,7 +57,7 @@ void check_complete(const TableLayout& layout, const CsvReader& reader) {
     }
     if (!missing.empty()) {
       reader.fail(body.header_column, "body '" + body.name + "' has no column for " + missing +
-                                          " (each body needs x, y, z and a quaternion)");
+                                          " (each body needs x, y, z, and a whole quaternion or none)");
     }
   }
 }
@@ -71,6 +72,7 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
       selected.push_back(&body);
       tracks.emplace_back(body.name);
       tracks.back().reserve(expected_rows);
+      tracks.back().set_position_only(body.position_only());
     }
   }
   RowStats stats;
@@ -122,9 +124,10 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     previous_time = time;
     for (std::size_t b = 0; b < selected.size(); ++b) {
       const BodyColumns& body = *selected[b];
-      double v[7];
+      double v[7] = {0, 0, 0, 1, 0, 0, 0}; // a marker keeps the identity
       bool gap = false;
-      for (int c = 0; c < 7; ++c) {
+      const int components = body.position_only() ? 3 : 7;
+      for (int c = 0; c < components; ++c) {
         const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
         const CellKind kind = cell_number(cells, index, decimal_comma, v[c], column);
         if (kind == CellKind::Invalid) {

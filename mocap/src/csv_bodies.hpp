@@ -16,6 +16,11 @@ struct BodyColumns {
   int position[3] = {-1, -1, -1};   ///< x, y, z
   int quaternion[4] = {-1, -1, -1, -1}; ///< w, x, y, z
   std::size_t header_column = 0;    ///< byte column of the body's first header cell
+
+  /// A marker: x, y, z columns and no quaternion column at all.
+  bool position_only() const {
+    return quaternion[0] < 0 && quaternion[1] < 0 && quaternion[2] < 0 && quaternion[3] < 0;
+  }
 };
 
 /// The table's layout, from the header.
@@ -42,7 +47,8 @@ struct RowStats {
 void assign_column(TableLayout& layout, const std::string& name, int slot, std::size_t index,
                    std::size_t column, const std::string& cell_text, const CsvReader& reader);
 
-/// Throws LoadError (at the header line) naming the first body that lacks a column.
+/// Throws LoadError (at the header line) naming the first body that lacks a column: each needs
+/// x, y, z, and all four quaternion components or none (a marker, loaded position-only).
 void check_complete(const TableLayout& layout, const CsvReader& reader);
 
 /// Checks that the requested tracks exist, reads every remaining row (read_body_rows) and

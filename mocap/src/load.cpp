@@ -1,10 +1,13 @@
+#include "checks.hpp"
 #include "csv_reader.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -76,6 +79,32 @@ bool looks_like_c3d(std::string_view data) {
   return p >= 84 && p <= 86;
 }
 
+/// Binary data, not text: a NUL byte, or more than one in twenty of the first 4096 bytes a
+/// control character that text files do not hold. Returns how many such bytes were seen.
+std::size_t binary_bytes(std::string_view data) {
+  const std::string_view head = data.substr(0, 4096);
+  std::size_t count = 0;
+  bool nul = false;
+  for (const char ch : head) {
+    const auto c = static_cast<unsigned char>(ch);
+    nul = nul || c == 0;
+    count += (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7F;
+  }
+  return nul || count * 20 > head.size() ? count : 0;
+}
+
+constexpr const char* k_formats_tried =
+    "tried C3D (key byte 0x50 at byte 2), BVH ('HIERARCHY'), OptiTrack Motive CSV ('Format "
+    "Version'), Qualisys TSV ('NO_OF_FRAMES') and rigid-body CSV (a delimited header row)";
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return ext;
+}
+
 } // namespace
 
 LoadError::LoadError(std::string path, std::size_t line, std::size_t column,
@@ -122,19 +151,26 @@ Format detect_format(std::string_view text, std::string_view source) {
   if (first_cell == "NO_OF_FRAMES") {
     return Format::QualisysTsv;
   }
+  // No text format's signature: binary bytes would otherwise be read as a CSV header.
+  if (const std::size_t binary = binary_bytes(text)) {
+    throw LoadError(std::string(source), 0, 0,
+                    "cannot tell the format: the bytes look binary (" + std::to_string(binary) +
+                        " control or NUL byte(s) in the first " +
+                        std::to_string(std::min<std::size_t>(text.size(), 4096)) +
+                        "), not text, and not C3D; " + k_formats_tried);
+  }
   if (line.find_first_of(",;\t") != std::string_view::npos) {
     return Format::RigidBodyCsv;
   }
   throw LoadError(std::string(source), 1, 1,
-                  "cannot tell the format: expected 'HIERARCHY' (BVH), 'Format Version' (Motive "
-                  "CSV) or a header row of delimited column names (rigid-body CSV), found " +
-                      detail::quote(line));
+                  "cannot tell the format of the text starting " + detail::quote(line) + "; " +
+                      k_formats_tried);
 }
 
-Capture load_capture_from_memory(std::string_view text, std::string_view source,
-                                 const LoadOptions& options) {
-  const Format format =
-      options.format == Format::Auto ? detect_format(text, source) : options.format;
+namespace {
+
+Capture parse_as(Format format, std::string_view text, std::string_view source,
+                 const LoadOptions& options) {
   switch (format) {
   case Format::Bvh: return parse_bvh(text, source, options);
   case Format::RigidBodyCsv: return parse_rigid_body_csv(text, source, options);
@@ -146,9 +182,33 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
   throw LoadError(std::string(source), 0, 0, "no loader for this format");
 }
 
+} // namespace
+
+Capture load_capture_from_memory(std::string_view text, std::string_view source,
+                                 const LoadOptions& options) {
+  const Format format =
+      options.format == Format::Auto ? detect_format(text, source) : options.format;
+  return parse_as(format, text, source, options);
+}
+
 Capture load_capture(const std::string& path, const LoadOptions& options) {
   const std::string text = read_file(path, options.max_file_bytes);
-  return load_capture_from_memory(text, path, options);
+  if (options.format != Format::Auto) {
+    return parse_as(options.format, text, path, options);
+  }
+  // A name that promises BVH or C3D on content that is something else is a wrong file, not a
+  // CSV to be read as one.
+  const std::string ext = lower_extension(path);
+  const Format found = detect_format(text, path);
+  if ((ext == ".bvh" && found != Format::Bvh) || (ext == ".c3d" && found != Format::C3d)) {
+    throw LoadError(path, 0, 0,
+                    "named " + ext + " but " +
+                        (ext == ".bvh" ? "does not start with 'HIERARCHY'"
+                                       : "has no C3D key (0x50) in byte 2") +
+                        "; its content reads as " + to_string(found) +
+                        " (give the format explicitly to load it as that)");
+  }
+  return parse_as(found, text, path, options);
 }
 
 namespace detail {
@@ -160,15 +220,32 @@ void check_options(const LoadOptions& options, std::string_view source) {
   if (!(options.length_scale > 0.0) || !std::isfinite(options.length_scale)) {
     fail("length_scale must be finite and positive, got " + std::to_string(options.length_scale));
   }
+  if (!(options.unit_in_metres >= 0.0) || !std::isfinite(options.unit_in_metres)) {
+    fail("unit_in_metres must be finite and >= 0 (0: not given), got " +
+         std::to_string(options.unit_in_metres));
+  }
   if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate)) {
     fail("frame_rate must be finite and >= 0, got " + std::to_string(options.frame_rate));
   }
 }
 
-PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double unit_in_metres,
-                               CaptureInfo& info) {
+PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double declared_unit,
+                               CaptureInfo& info, double inferred_unit) {
+  info.unit_in_metres = 0.0;
+  info.unit_source.clear();
+  if (options.unit_in_metres > 0.0) {
+    info.unit_in_metres = options.unit_in_metres;
+    info.unit_source = "given";
+    info.length_unit = detail::describe(options.unit_in_metres) + " m";
+  } else if (declared_unit > 0.0) {
+    info.unit_in_metres = declared_unit;
+    info.unit_source = "declared";
+  } else if (inferred_unit > 0.0) {
+    info.unit_in_metres = inferred_unit;
+    info.unit_source = "inferred";
+  }
   PoseConversion conversion;
-  conversion.scale = unit_in_metres * options.length_scale;
+  conversion.scale = (info.unit_in_metres > 0.0 ? info.unit_in_metres : 1.0) * options.length_scale;
   info.length_scale = conversion.scale;
   info.up_axis = file_up;
   if (options.up_axis && *options.up_axis != file_up) {
@@ -176,6 +253,20 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
     info.up_axis = *options.up_axis;
   }
   return conversion;
+}
+
+void coordinates_to_metres(Capture& capture, const LoadOptions& options) {
+  CaptureInfo& info = capture.info();
+  if (!options.to_metres || !info.unit_source.empty()) {
+    return;
+  }
+  const UnitGuess guess = infer_coordinate_unit(capture);
+  capture.scale_positions(guess.metres);
+  info.unit_in_metres = guess.metres;
+  info.unit_source = "inferred";
+  info.length_unit = guess.name;
+  info.length_scale *= guess.metres;
+  info.notes.push_back(guess.note);
 }
 
 bool TrackSelection::keep(std::string_view name) const {

@@ -26,11 +26,17 @@ struct PoseConversion {
   }
 };
 
-/// The conversion for a file whose positions are in units of `unit_in_metres` metres (1 when
-/// the file declares no unit) and whose up axis is `file_up`; fills the matching CaptureInfo
-/// fields (length_scale, up_axis).
-PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double unit_in_metres,
-                               CaptureInfo& info);
+/// The conversion for a file whose up axis is `file_up` and whose positions are in units of
+/// `declared_unit` metres (0 when the file declares none; `inferred_unit` then, when > 0).
+/// LoadOptions::unit_in_metres overrides both. Fills the matching CaptureInfo fields
+/// (unit_in_metres, unit_source, length_scale, up_axis).
+PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double declared_unit,
+                               CaptureInfo& info, double inferred_unit = 0.0);
+
+/// Converts a capture loaded without a known unit to metres (LoadOptions::to_metres) by
+/// inferring the unit from its coordinates; nothing happens when the unit is known or the
+/// option is off.
+void coordinates_to_metres(Capture& capture, const LoadOptions& options);
 
 /// The tracks a caller asked for.
 class TrackSelection {

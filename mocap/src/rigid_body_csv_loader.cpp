@@ -113,8 +113,7 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   CaptureInfo info;
   info.source = std::string(source);
   info.format = "rigid-body-csv";
-  info.length_unit = "";
-  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 1.0, info);
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 0.0, info);
   if (!ignored.empty()) {
     info.notes.push_back(std::to_string(ignored.size()) + " column(s) not read, first " +
                          detail::quote(ignored.front()));
@@ -124,15 +123,9 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
                                          text, std::move(info), stats);
   if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
     // The nominal rate is that of the median interval: dropped frames and excerpts leave it be.
-    const auto& times = capture.tracks().front().times();
-    std::vector<double> intervals(times.size() - 1);
-    for (std::size_t i = 1; i < times.size(); ++i) {
-      intervals[i - 1] = times[i] - times[i - 1];
-    }
-    const auto middle = intervals.begin() + static_cast<long>(intervals.size() / 2);
-    std::nth_element(intervals.begin(), middle, intervals.end());
-    capture.info().frame_rate = 1.0 / *middle;
+    capture.info().frame_rate = 1.0 / capture.tracks().front().median_interval();
   }
+  detail::coordinates_to_metres(capture, options);
   return capture;
 }
 

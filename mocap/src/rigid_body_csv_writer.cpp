@@ -30,9 +30,14 @@ void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
                        "' contains a comma, quote or newline");
     }
   }
+  // Markers (position-only tracks) get x, y, z only: identity orientations would read back
+  // as measured ones.
   out << "time";
   for (const Track& t : tracks) {
     for (const char* c : {".x", ".y", ".z", ".qw", ".qx", ".qy", ".qz"}) {
+      if (t.position_only() && c[1] == 'q') {
+        break;
+      }
       out << ',' << t.name() << c;
     }
   }
@@ -40,14 +45,16 @@ void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
   for (std::size_t i = 0; i < tracks.front().size(); ++i) {
     number(out, tracks.front().time(i));
     for (const Track& t : tracks) {
+      const std::size_t columns = t.position_only() ? 3 : 7;
       if (!t.valid(i)) {
-        out << ",,,,,,,";
+        out << std::string(columns, ',');
         continue;
       }
       const Pose p = t.pose(i);
-      for (double v : {p.p.x, p.p.y, p.p.z, p.q.w, p.q.x, p.q.y, p.q.z}) {
+      const double values[7] = {p.p.x, p.p.y, p.p.z, p.q.w, p.q.x, p.q.y, p.q.z};
+      for (std::size_t c = 0; c < columns; ++c) {
         out << ',';
-        number(out, v);
+        number(out, values[c]);
       }
     }
     out << '\n';

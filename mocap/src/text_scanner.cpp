@@ -117,22 +117,8 @@ bool parse_double(std::string_view token, double& out) {
 }
 
 std::string quote(std::string_view token) {
-  std::string out = "'";
   const std::size_t limit = 40;
-  for (std::size_t i = 0; i < token.size() && i < limit; ++i) {
-    const auto c = static_cast<unsigned char>(token[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (token.size() > limit) {
-    out += "...";
-  }
-  return out + "'";
+  return "'" + printable(token.substr(0, limit)) + (token.size() > limit ? "...'" : "'");
 }
 
 std::string_view trim(std::string_view s) {

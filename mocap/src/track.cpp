@@ -111,6 +111,33 @@ void Track::append(double time, const Pose& pose) {
   valid_.push_back(1);
 }
 
+double Track::median_interval() const {
+  if (times_.size() < 2) {
+    return 0.0;
+  }
+  std::vector<double> intervals(times_.size() - 1);
+  for (std::size_t i = 1; i < times_.size(); ++i) {
+    intervals[i - 1] = times_[i] - times_[i - 1];
+  }
+  const auto middle = intervals.begin() + static_cast<long>(intervals.size() / 2);
+  std::nth_element(intervals.begin(), middle, intervals.end());
+  return *middle;
+}
+
+void Track::scale_positions(double factor) {
+  detail::require_positive_finite(factor, "Track::scale_positions", "factor");
+  for (const Vec3& p : positions_) {
+    const double largest = std::fmax(std::fabs(p.x), std::fmax(std::fabs(p.y), std::fabs(p.z)));
+    if (!(largest * factor <= k_max_abs_position)) {
+      throw MocapError("track '" + name_ + "': position " + detail::describe(p) + " times " +
+                       detail::describe(factor) + " is beyond +-1e9");
+    }
+  }
+  for (Vec3& p : positions_) {
+    p = p * factor;
+  }
+}
+
 void Track::append_gap(double time) {
   check_time(time);
   dense_ = false;
@@ -132,6 +159,7 @@ std::size_t Track::make_continuous() {
     // Sign changes in the data as it was (one stored -q sample is two of them)...
     if (dot(raw, previous_raw) < 0.0) {
       first_flip_ = flips_ == 0 ? valid_index_[k] : first_flip_;
+      last_flip_ = valid_index_[k];
       ++flips_;
     }
     previous_raw = raw;

@@ -1,11 +1,14 @@
 #include "checks.hpp"
 #include "rates.hpp"
 
+#include <odemocap/error.hpp>
 #include <odemocap/validate.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 
 namespace odemocap {
 namespace {
@@ -14,10 +17,17 @@ std::string text(double v) { return detail::describe(std::round(v * 1000.0) / 10
 
 class Checker {
 public:
-  Checker(const ValidateOptions& options, std::vector<Finding>& out) : o_(options), out_(out) {}
+  Checker(const ValidateOptions& options, const char* unit, std::vector<Finding>& out)
+      : o_(options), out_(out), unit_(unit) {}
 
   void track(const Track& t) {
     t_ = &t;
+    if (t.valid_count() == 0 && !t.empty()) {
+      add("no-valid-sample", Severity::Warning, 0, t.size() - 1, static_cast<double>(t.size()),
+          "none of the " + std::to_string(t.size()) +
+              " samples holds a pose (a column declared but never filled)");
+      return;
+    }
     tidied();
     gaps();
     if (t.valid_count() < 2) {
@@ -32,7 +42,10 @@ public:
     for (std::size_t j = 0; j < s.joints.size(); ++j) {
       const Joint& joint = s.joints[j];
       const double length = norm(joint.offset) * scale;
-      if (joint.parent >= 0 && !joint.end_site && length == 0.0) {
+      if (joint.parent < 0) {
+        continue; // a root's OFFSET places the skeleton; it is not a bone
+      }
+      if (!joint.end_site && length == 0.0) {
         add("zero-bone", Severity::Info, joint.name, 0, 0, 0.0,
             "joint '" + joint.name + "' sits on its parent (zero OFFSET)");
       } else if (length > o_.max_bone_length) {
@@ -45,13 +58,15 @@ public:
 
 private:
   /// Records a finding; one that continues the previous finding of the same check on the same
-  /// track (overlapping or adjacent samples) extends it instead, keeping the peak value.
+  /// track (overlapping or adjacent samples) extends it instead, keeping the peak value, even
+  /// when other checks' findings came in between.
   void add(const char* check, Severity severity, const std::string& track, std::size_t first,
            std::size_t last, double value, const std::string& message) {
-    if (!out_.empty()) {
-      Finding& previous = out_.back();
-      if (previous.check == check && previous.track == track && first <= previous.last + 1 &&
-          first >= previous.first) {
+    const auto key = std::make_pair(track, std::string(check));
+    const auto previous_index = last_.find(key);
+    if (previous_index != last_.end()) {
+      Finding& previous = out_[previous_index->second];
+      if (first <= previous.last + 1 && first >= previous.first) {
         previous.last = std::max(previous.last, last);
         if (value > previous.value) {
           previous.value = value;
@@ -60,6 +75,7 @@ private:
         return;
       }
     }
+    last_[key] = out_.size();
     out_.push_back({check, severity, track, first, last, value, message});
   }
   void add(const char* check, Severity severity, std::size_t first, std::size_t last, double value,
@@ -72,9 +88,9 @@ private:
     const Track& t = *t_;
     if (t.hemisphere_flips() > 0) {
       const auto flips = static_cast<double>(t.hemisphere_flips());
-      add("hemisphere-flip", Severity::Info, t.first_flip(), t.first_flip(), flips,
+      add("hemisphere-flip", Severity::Info, t.first_flip(), t.last_flip(), flips,
           text(flips) + " sign change(s) between consecutive quaternions (q and -q are the same "
-                        "rotation); first at sample " + std::to_string(t.first_flip()));
+                        "rotation)");
     }
     if (t.max_unit_deviation() > o_.unit_tolerance) {
       add("quaternion-norm", Severity::Warning, t.max_unit_deviation_sample(),
@@ -110,9 +126,7 @@ private:
     for (std::size_t i = 1; i < t.size(); ++i) {
       intervals.push_back(t.time(i) - t.time(i - 1));
     }
-    std::vector<double> sorted = intervals;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    const double median = sorted[sorted.size() / 2];
+    const double median = t.median_interval();
     std::size_t irregular = 0, first_irregular = 0;
     for (std::size_t i = 0; i < intervals.size(); ++i) {
       const double ratio = intervals[i] / median;
@@ -154,12 +168,12 @@ private:
       const bool spike = speed > o_.max_linear_speed;
       if (spike) {
         add("linear-speed-spike", Severity::Warning, a, b, speed,
-            "moves at " + text(speed) + " units/s (limit " + text(o_.max_linear_speed) + ")");
+            "moves at " + text(speed) + " " + unit_ + "/s (limit " + text(o_.max_linear_speed) + ")");
       } else if (k > 1 && !previous_spike) {
         const double acceleration = norm(velocity - previous_velocity) / (0.5 * (dt + previous_dt));
         if (acceleration > o_.max_linear_acceleration) {
           add("acceleration-spike", Severity::Warning, v[k - 2], b, acceleration,
-              "accelerates at " + text(acceleration) + " units/s^2 (limit " +
+              "accelerates at " + text(acceleration) + " " + unit_ + "/s^2 (limit " +
                   text(o_.max_linear_acceleration) + ")");
         }
       }
@@ -195,14 +209,40 @@ private:
 
   const ValidateOptions& o_;
   std::vector<Finding>& out_;
+  /// Index in out_ of the latest finding of each (track, check).
+  std::map<std::pair<std::string, std::string>, std::size_t> last_;
   const Track* t_ = nullptr;
+  std::string unit_; ///< label of the stored length unit
 };
 
 } // namespace
 
+void check_options(const ValidateOptions& o) {
+  const auto require = [](bool ok, const char* name, double value, const char* range) {
+    if (!ok) {
+      throw MocapError(std::string("ValidateOptions: ") + name + " must be " + range + ", got " +
+                       detail::describe(value));
+    }
+  };
+  const auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  require(positive(o.max_angular_speed), "max_angular_speed", o.max_angular_speed, "finite and > 0");
+  require(positive(o.max_linear_speed), "max_linear_speed", o.max_linear_speed, "finite and > 0");
+  require(positive(o.max_linear_acceleration), "max_linear_acceleration",
+          o.max_linear_acceleration, "finite and > 0");
+  require(o.dropped_frame_factor > 1.0 && std::isfinite(o.dropped_frame_factor),
+          "dropped_frame_factor", o.dropped_frame_factor, "finite and > 1");
+  require(o.irregular_tolerance > 0.0 && o.irregular_tolerance < 1.0, "irregular_tolerance",
+          o.irregular_tolerance, "in (0, 1)");
+  require(o.max_frozen_samples >= 1, "max_frozen_samples",
+          static_cast<double>(o.max_frozen_samples), ">= 1");
+  require(positive(o.max_bone_length), "max_bone_length", o.max_bone_length, "finite and > 0");
+  require(positive(o.unit_tolerance), "unit_tolerance", o.unit_tolerance, "finite and > 0");
+}
+
 std::vector<Finding> validate_capture(const Capture& capture, const ValidateOptions& options) {
+  check_options(options);
   std::vector<Finding> findings;
-  Checker checker(options, findings);
+  Checker checker(options, capture.info().length_label(), findings);
   for (const Track& t : capture.tracks()) {
     checker.track(t);
   }

@@ -20,12 +20,26 @@ struct CaptureInfo {
   std::string source;      ///< file path or a description of where the data came from
   std::string format;      ///< format name, e.g. "bvh", "motive-csv"; empty when built in code
   double frame_rate = 0.0; ///< nominal capture rate (Hz); 0 when unknown
-  std::string length_unit = "m"; ///< unit the file declared ("" when it declares none)
+  /// The file's length unit as named by the file (declared), by the caller (given) or by the
+  /// loader's inference, e.g. "mm", "Meters", "CMU unit (1/0.45 in)"; "" when unknown.
+  std::string length_unit;
+  /// Metres per length unit of the file; 0 when unknown (the stored positions are then the
+  /// file's numbers times LoadOptions::length_scale, in no known unit).
+  double unit_in_metres = 0.0;
+  /// Where unit_in_metres came from: "declared" (the file says), "given"
+  /// (LoadOptions::unit_in_metres), "inferred" (see the notes for the evidence) or "" (unknown).
+  std::string unit_source;
   double length_scale = 1.0;     ///< factor applied to the file's numbers to get stored positions
   Axis up_axis = Axis::Z;        ///< world axis pointing up in the stored positions
   /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
   /// with the data rows; one sentence each.
   std::vector<std::string> notes;
+
+  /// Whether stored positions are metres: the file's unit is known and no further scale was
+  /// asked for (LoadOptions::length_scale 1).
+  bool in_metres() const;
+  /// Label of the stored length unit: "m" when in_metres(), otherwise "length units".
+  const char* length_label() const { return in_metres() ? "m" : "length units"; }
 };
 
 /// Named tracks of one recording, in a stable order.
@@ -53,6 +67,10 @@ public:
 
   /// Adds a track; throws MocapError when its name is empty or already taken.
   void add_track(Track track);
+
+  /// Multiplies every track's positions by `factor` (Track::scale_positions); the skeleton
+  /// keeps its file units.
+  void scale_positions(double factor);
 
   /// The hierarchy and raw channels the capture was computed from (BVH), or nullptr.
   const Skeleton* skeleton() const& { return skeleton_ ? &*skeleton_ : nullptr; }

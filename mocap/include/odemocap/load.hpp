@@ -46,13 +46,20 @@ enum class Format {
 /// Order of the four quaternion columns of a generic CSV whose columns are named q0..q3.
 enum class QuatOrder { WXYZ, XYZW };
 
-/// How to load a capture. The defaults keep the file's own numbers.
+/// How to load a capture. The defaults keep the numbers of files that declare no length unit
+/// (BVH, generic CSV); files that declare one (Motive, C3D, Qualisys) are always in metres.
 struct LoadOptions {
   Format format = Format::Auto;
-  /// Factor applied to every position after the file's own unit (Motive's "Length Units",
-  /// C3D's POINT:UNITS and Qualisys's millimetres are converted to metres first; BVH and
-  /// generic CSV have no declared unit). E.g. 0.01 for
-  /// centimetres to metres, 0.0254 for inches, 0.0254 / 0.45 for CMU BVH units.
+  /// Positions in metres whatever the file: a file that declares no unit gets one inferred
+  /// (BVH: the skeleton's rest-pose size against a person's; generic CSV: the size of the
+  /// coordinates against a capture volume's), with the inference and its evidence in
+  /// CaptureInfo::notes. The command-line tool and the demo set it.
+  bool to_metres = false;
+  /// Metres per length unit of the file (e.g. 0.01 for cm, 0.0254 / 0.45 for CMU BVH units),
+  /// overriding what the file declares and any inference; 0: not given.
+  double unit_in_metres = 0.0;
+  /// Factor applied to every position after the file's unit is converted to metres (or to
+  /// the file's numbers when the unit stays unknown).
   double length_scale = 1.0;
   /// When set, positions and orientations are rotated from the file's up axis (Y for BVH and
   /// Motive, Z for generic CSV and Qualisys TSV, POINT:Y_SCREEN or else Z for C3D) to this one
@@ -105,6 +112,10 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
 /// Qualisys 6DOF TSV (positions in mm converted to metres, Z up; residual -1 or NaN is a gap).
 Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
                            const LoadOptions& options = {});
+
+/// Metres per unit for a unit a user types: m, dm, cm, mm, in, ft, cmu (CMU BVH units, 1/0.45
+/// inch), or a positive number of metres; nullopt for anything else.
+std::optional<double> parse_length_unit(std::string_view text);
 
 /// The format's name, e.g. "bvh", "motive-csv".
 const char* to_string(Format format);

@@ -12,10 +12,13 @@ namespace odemocap {
 /// the ends, stay gaps.
 Track fill_gaps(const Track& track, std::size_t max_samples, Interp interp = Interp::Linear);
 
-/// `track` sampled every 1 / rate seconds (rate in Hz, finite and > 0) from its first to its
-/// last sample. A time that falls next to an invalid sample (inside a gap) is a gap in the
-/// result: resampling never invents data across a gap. Throws MocapError for a bad rate or a
-/// result of more than 1e8 samples.
-Track resample(const Track& track, double rate, Interp interp = Interp::Linear);
+/// `track` sampled at the times start + k / rate (rate in Hz, finite and > 0) that lie within
+/// its recording: an interval of `break_factor` (> 1) times the median interval or more is a
+/// break (dropped frames, a frame-number jump between excerpts) and gets no samples, so the
+/// result's times jump where the track's do. A time next to an invalid sample (inside a gap)
+/// is a gap in the result. Resampling never invents data across a gap or a break. Throws
+/// MocapError for a bad rate or factor, or a result of more than 1e8 samples.
+Track resample(const Track& track, double rate, Interp interp = Interp::Linear,
+               double break_factor = 1.5);
 
 } // namespace odemocap

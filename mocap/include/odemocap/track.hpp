@@ -65,6 +65,10 @@ public:
   double start_time() const;
   double end_time() const;
 
+  /// Median time between consecutive samples (s), the nominal frame interval that dropped
+  /// frames and excerpts leave alone; 0 for fewer than two samples.
+  double median_interval() const;
+
   void reserve(std::size_t n);
 
   /// Appends a valid sample. Throws MocapError naming the track, sample and value when the
@@ -76,16 +80,21 @@ public:
   /// Appends an invalid sample (a gap) at `time`, with the same checks on time.
   void append_gap(double time);
 
+  /// Multiplies every position by `factor` (finite, > 0), e.g. to convert units. Throws
+  /// MocapError when a position would pass k_max_abs_position.
+  void scale_positions(double factor);
+
   /// Makes consecutive valid orientations lie in one hemisphere (dot >= 0) by negating samples
   /// where needed; the rotations are unchanged. Returns the number of samples negated.
   std::size_t make_continuous();
 
   /// What the data looked like before it was tidied, for validation: the sign changes between
   /// consecutive valid samples that make_continuous() found (a single stored -q is two) and
-  /// the sample of the first; the largest | |q| - 1 | append() accepted and renormalised, and
+  /// the samples of the first and the last; the largest | |q| - 1 | append() accepted and renormalised, and
   /// its sample.
   std::size_t hemisphere_flips() const { return flips_; }
   std::size_t first_flip() const { return first_flip_; }
+  std::size_t last_flip() const { return last_flip_; }
   double max_unit_deviation() const { return max_unit_deviation_; }
   std::size_t max_unit_deviation_sample() const { return max_unit_deviation_sample_; }
 
@@ -126,6 +135,7 @@ private:
   bool dense_ = true;
   std::size_t flips_ = 0;
   std::size_t first_flip_ = 0;
+  std::size_t last_flip_ = 0;
   double max_unit_deviation_ = 0.0;
   std::size_t max_unit_deviation_sample_ = 0;
   bool position_only_ = false;

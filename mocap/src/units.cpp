@@ -1,0 +1,126 @@
+#include "units.hpp"
+
+#include "checks.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iterator>
+
+namespace odemocap {
+namespace {
+
+struct NamedUnit {
+  const char* key;  ///< what a user types
+  const char* name; ///< how it is shown
+  double metres;
+};
+
+constexpr double k_cmu_unit = 0.0254 / 0.45;
+
+constexpr NamedUnit k_units[] = {
+    {"m", "m", 1.0},          {"dm", "dm", 0.1},          {"cm", "cm", 0.01},
+    {"mm", "mm", 0.001},      {"in", "in", 0.0254},       {"ft", "ft", 0.3048},
+    {"cmu", "CMU unit (1/0.45 in)", k_cmu_unit},
+};
+
+const NamedUnit& unit(const char* key) {
+  for (const NamedUnit& u : k_units) {
+    if (std::string_view(u.key) == key) {
+      return u;
+    }
+  }
+  return k_units[0];
+}
+
+/// Of `candidates`, the unit whose `size` in metres lies closest to `target` (on a log scale).
+const NamedUnit& closest(double size, double target, std::initializer_list<const char*> candidates) {
+  const NamedUnit* best = &unit(*candidates.begin());
+  for (const char* key : candidates) {
+    const NamedUnit& u = unit(key);
+    if (std::fabs(std::log(size * u.metres / target)) <
+        std::fabs(std::log(size * best->metres / target))) {
+      best = &u;
+    }
+  }
+  return *best;
+}
+
+std::string figure(double v) { return detail::describe(std::round(v * 1000.0) / 1000.0); }
+
+} // namespace
+
+std::optional<double> parse_length_unit(std::string_view text) {
+  for (const NamedUnit& u : k_units) {
+    if (text == u.key) {
+      return u.metres;
+    }
+  }
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0) ||
+      !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+namespace detail {
+
+UnitGuess infer_skeleton_unit(const Skeleton& skeleton) {
+  std::vector<Vec3> rest(skeleton.joints.size());
+  Vec3 low{INFINITY, INFINITY, INFINITY}, high{-INFINITY, -INFINITY, -INFINITY};
+  for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
+    const Joint& joint = skeleton.joints[j];
+    // Roots are placed at the origin: their OFFSET is where the file puts the skeleton, not
+    // part of its size.
+    rest[j] = joint.parent < 0 ? Vec3{} : rest[static_cast<std::size_t>(joint.parent)] + joint.offset;
+    low = {std::fmin(low.x, rest[j].x), std::fmin(low.y, rest[j].y), std::fmin(low.z, rest[j].z)};
+    high = {std::fmax(high.x, rest[j].x), std::fmax(high.y, rest[j].y), std::fmax(high.z, rest[j].z)};
+  }
+  const double size = std::fmax(high.x - low.x, std::fmax(high.y - low.y, high.z - low.z));
+  UnitGuess guess;
+  if (!(size > 0.0) || !std::isfinite(size)) {
+    guess.note = "length unit not declared and the skeleton has no size to infer it from: "
+                 "positions kept as they are (taken as metres)";
+    guess.name = "m";
+    return guess;
+  }
+  const NamedUnit& u = closest(size, 1.7, {"m", "cm", "mm", "in", "cmu"});
+  guess.metres = u.metres;
+  guess.name = u.name;
+  guess.note = "length unit not declared: inferred " + std::string(u.name) +
+               " from the skeleton's rest-pose size, " + figure(size) + " file units = " +
+               figure(size * u.metres) + " m, the size of a person (1.7 m) in no other of m, "
+               "cm, mm, in, CMU units; set the unit to override";
+  return guess;
+}
+
+UnitGuess infer_coordinate_unit(const Capture& capture) {
+  double largest = 0.0;
+  for (const Track& t : capture.tracks()) {
+    for (std::size_t i : t.valid_indices()) {
+      const Vec3& p = t.position(i);
+      largest = std::fmax(largest, std::fmax(std::fabs(p.x), std::fmax(std::fabs(p.y), std::fabs(p.z))));
+    }
+  }
+  UnitGuess guess;
+  guess.name = "m";
+  if (!(largest > 0.0)) {
+    guess.note = "length unit not declared and no position to infer it from: taken as metres";
+    return guess;
+  }
+  const NamedUnit& u = closest(largest, 2.0, {"m", "cm", "mm"});
+  guess.metres = u.metres;
+  guess.name = u.name;
+  guess.note = "length unit not declared: inferred " + std::string(u.name) +
+               " from the largest coordinate, " + figure(largest) + " file units = " +
+               figure(largest * u.metres) + " m (a capture volume reaches a few metres from "
+               "its origin); set the unit to override";
+  return guess;
+}
+
+} // namespace detail
+} // namespace odemocap

@@ -1,0 +1,28 @@
+#pragma once
+// Length units: the ones files use, and inferring a file's unit when it declares none.
+
+#include <odemocap/capture.hpp>
+#include <odemocap/skeleton.hpp>
+
+#include <string>
+
+namespace odemocap::detail {
+
+/// A length unit chosen for a file that declares none, with the evidence in one sentence.
+struct UnitGuess {
+  double metres = 1.0; ///< metres per file unit
+  std::string name;    ///< e.g. "cm", "CMU unit (1/0.45 in)"
+  std::string note;    ///< what was measured and why this unit, for CaptureInfo::notes
+};
+
+/// The unit that makes the skeleton's rest pose (OFFSETs alone) the size of a person: the
+/// largest extent along any axis (standing height, or arm span in a T pose) is compared with
+/// 1.7 m for metres, centimetres, millimetres, inches and CMU units (1/0.45 inch).
+UnitGuess infer_skeleton_unit(const Skeleton& skeleton);
+
+/// The unit that puts the largest coordinate of the valid positions closest to 2 m (a lab's
+/// capture volume reaches a few metres from its origin), among metres, centimetres and
+/// millimetres. Positions are the file's numbers.
+UnitGuess infer_coordinate_unit(const Capture& capture);
+
+} // namespace odemocap::detail
