@@ -21,5 +21,9 @@ function(odemocap_add_library component)
     "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>"
     "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   target_compile_features(${target} PUBLIC cxx_std_17)
+  # The libraries are static C++: a program linked by the C compiler driver (a C-only project)
+  # needs the C++ runtime named, which the C++ driver adds by itself.
+  target_link_libraries(${target} INTERFACE "$<$<LINK_LANGUAGE:C>:stdc++>"
+    "$<$<LINK_LANGUAGE:C>:m>")
   odemocap_set_warnings(${target})
 endfunction()

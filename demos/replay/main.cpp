@@ -20,19 +20,25 @@ namespace {
 using namespace odemocap;
 using namespace odemocap::replay;
 
-constexpr double k_cmu_units = 0.0254 / 0.45; // m per CMU BVH unit
-
+/// The bundled capture: installed beside the program (<prefix>/share/odemocap/data, found from
+/// the program's own location, so an installed tree can move), else the source tree's.
 std::string default_capture() {
-  const std::string built_in = ODEMOCAP_REPLAY_DEFAULT_CAPTURE;
-  if (std::filesystem::exists(built_in)) {
-    return built_in;
+  const char* relative = "cmu/131_03.bvh";
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = self.parent_path().parent_path() / "share" / "odemocap" / "data" / relative;
+    if (std::filesystem::exists(installed, ec)) {
+      return installed.string();
+    }
   }
-  return "data/cmu/131_03.bvh";
+  const std::filesystem::path source = std::filesystem::path(ODEMOCAP_REPLAY_SOURCE_DATA) / relative;
+  return std::filesystem::exists(source, ec) ? source.string() : std::string("data/") + relative;
 }
 
 struct Arguments {
   std::string capture = default_capture();
-  double scale = 0.0; // 0 = automatic
+  std::string unit; // empty: the file's, else inferred
   std::string drive = "geodesic";
   bool compare = false;
   double seconds = 0.0; // 0 = the capture's length
@@ -45,23 +51,23 @@ struct Arguments {
   int frames = 60;
 };
 
-bool is_bvh(const std::string& path) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  for (char& c : extension) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return extension == ".bvh";
-}
-
+/// Every capture in metres, Z up: the scene (floor, props, tray, chain) is built in metres.
 Capture load(const Arguments& args) {
   LoadOptions options;
   options.up_axis = Axis::Z;
-  if (args.scale > 0) {
-    options.length_scale = args.scale;
-  } else if (is_bvh(args.capture)) {
-    options.length_scale = k_cmu_units; // BVH declares no unit; CMU's is the common one
+  options.to_metres = true;
+  if (!args.unit.empty()) {
+    options.unit_in_metres = *parse_length_unit(args.unit);
   }
   return load_capture(args.capture, options);
+}
+
+std::string units_of(const CaptureInfo& info) {
+  std::string text = "positions in m";
+  if (!info.unit_source.empty()) {
+    text += " (file unit " + info.length_unit + ", " + info.unit_source + ")";
+  }
+  return text;
 }
 
 void write_trace_header(std::ostream& out) {
@@ -88,6 +94,7 @@ int run_headless(const Capture& capture, const Arguments& args,
   info.capture_seconds = capture_end(capture) - capture_start(capture);
   info.capture_rate = capture.info().frame_rate;
   info.sim_rate = args.rate;
+  info.units = units_of(capture.info());
   const double seconds = args.seconds > 0 ? args.seconds : info.capture_seconds;
   std::ofstream trace;
   if (!args.trace.empty()) {
@@ -139,11 +146,18 @@ int main(int argc, char** argv) {
                "dynamic props (boxes, balls, a stack, a chain hanging from a hand, a box "
                "riding on a tray)"};
   Arguments args;
-  app.add_option("--capture", args.capture, "capture file (BVH, rigid-body CSV, Motive CSV)")
+  app.add_option("--capture", args.capture,
+                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV)")
       ->capture_default_str();
-  app.add_option("--scale", args.scale,
-                 "metres per file unit (default: CMU's 0.05644 for BVH, the file's unit otherwise)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--unit", args.unit,
+                 "length unit of the file's numbers: m, dm, cm, mm, in, ft, cmu or metres per "
+                 "unit (default: declared by the file, else inferred; the scene is in metres)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return parse_length_unit(text) ? std::string()
+                                           : "must be m, dm, cm, mm, in, ft, cmu or a number > 0";
+          },
+          "UNIT"));
   const std::map<std::string, DriveMode> drive_modes{{"geodesic", DriveMode::Geodesic},
                                                      {"linear", DriveMode::LinearApprox},
                                                      {"teleport", DriveMode::Teleport}};
@@ -152,8 +166,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--compare", args.compare, "run the scene with each drive mode, side by side");
   app.add_option("--seconds", args.seconds, "simulated seconds (default: the capture's length)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--rate", args.rate, "simulation steps per second")
+      ->check(CLI::Range(1e-3, 1e6));
+  app.add_option("--rate", args.rate, "simulation steps per second (1 to 100000)")
       ->check(CLI::Range(1.0, 100000.0))
       ->capture_default_str();
   app.add_flag("--loop", args.loop, "loop the capture instead of holding its last pose");
@@ -162,10 +176,15 @@ int main(int argc, char** argv) {
   app.add_option("--trace", args.trace, "write every body's pose at every step to this CSV file");
   app.add_option("--screenshot", args.screenshot,
                  "window mode: render --frames frames, save the last as PNG, exit");
-  app.add_option("--frames", args.frames, "frames to render before --screenshot")
-      ->check(CLI::PositiveNumber)
+  app.add_option("--frames", args.frames, "frames to render before --screenshot (1 to 100000)")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2; // usage errors are status 2, as the help says
+  }
 
   std::vector<DriveMode> modes{drive_modes.at(args.drive)};
   if (args.compare) {

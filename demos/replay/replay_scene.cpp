@@ -57,16 +57,23 @@ double horizontal_distance(const Vec3& a, const Vec3& b) {
   return std::hypot(a.x - b.x, a.y - b.y);
 }
 
-/// The track a hand chain hangs from: the left wrist or hand if the capture has one. (CMU's
-/// right wrist twists at up to 89 rad/s, an artefact `odemocap validate` reports, and whips
-/// any chain hung from it.)
-const Track& hand_track(const Capture& capture) {
-  for (const char* name : {"LeftWrist", "LeftHand", "lhand", "RightWrist", "RightHand"}) {
-    if (const Track* t = capture.find_track(name)) {
-      return *t;
-    }
+constexpr double k_chain_drop = 0.47; // the chain's length below the hand (m)
+
+double lowest(const Track& track) {
+  double low = std::numeric_limits<double>::infinity();
+  for (std::size_t i : track.valid_indices()) {
+    low = std::fmin(low, track.position(i).z);
   }
-  return capture.tracks().front();
+  return low;
+}
+
+double path_length(const Track& track) {
+  double length = 0.0;
+  const auto& v = track.valid_indices();
+  for (std::size_t k = 1; k < v.size(); ++k) {
+    length += norm(track.position(v[k]) - track.position(v[k - 1]));
+  }
+  return length;
 }
 
 /// Rotation about z only, from the heading of the body's x axis.
@@ -126,13 +133,26 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
   floor_ -= capture.skeleton() != nullptr ? k_radius : 0.5 * k_rigid_side;
   set_bits(dCreatePlane(space_, 0, 0, 1, floor_), k_ground, ~0ul);
 
+  scene_low_ = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                floor_ - 1.0};
+  scene_high_ = {-scene_low_.x, -scene_low_.y, -std::numeric_limits<double>::infinity()};
+  for (const Track& track : capture.tracks()) {
+    for (std::size_t i : track.valid_indices()) {
+      const Vec3& p = track.position(i);
+      scene_low_ = {std::fmin(scene_low_.x, p.x - 3), std::fmin(scene_low_.y, p.y - 3), scene_low_.z};
+      scene_high_ = {std::fmax(scene_high_.x, p.x + 3), std::fmax(scene_high_.y, p.y + 3),
+                     std::fmax(scene_high_.z, p.z + 3)};
+    }
+  }
+
+  choose_roles(capture);
   build_captured(capture);
   build_props(capture);
-  build_chain(capture);
-  build_tray(capture);
+  build_chain();
+  build_tray();
   m_.kinematic_bodies = static_cast<int>(captured_.size()) + 1; // + the tray
   m_.dynamic_bodies = static_cast<int>(named_.size()) - m_.kinematic_bodies;
-  m_.joints = static_cast<int>(chain_balls_.size()) + 1;
+  m_.joints = static_cast<int>(chain_balls_.size()) + (hand_lock_ ? 1 : 0);
   m_.props = static_cast<int>(
       std::count_if(props_.begin(), props_.end(), [](const Prop& p) { return !p.stack; }));
 }
@@ -144,6 +164,62 @@ ReplayScene::~ReplayScene() {
   dSpaceDestroy(space_);
   dWorldDestroy(world_);
   dCloseODE();
+}
+
+void ReplayScene::choose_roles(const Capture& capture) {
+  const Skeleton* skeleton = capture.skeleton();
+  if (skeleton != nullptr) {
+    for (const Joint& joint : skeleton->joints) {
+      if (joint.parent < 0 && (root_ = capture.find_track(joint.name)) != nullptr) {
+        break;
+      }
+    }
+  }
+  for (const Track& track : capture.tracks()) {
+    if (root_ == nullptr || (skeleton == nullptr && track.valid_count() > root_->valid_count())) {
+      root_ = &track;
+    }
+  }
+  m_.root_track = root_->name();
+
+  // The chain needs a track that never comes within its length of the floor. CMU's right
+  // wrist twists at up to 89 rad/s (an artefact `odemocap validate` reports) and whips any
+  // chain hung from it, so left comes first.
+  const auto free_to_hang = [&](const Track& t) {
+    return t.valid_count() > 1 && lowest(t) >= floor_ + k_chain_drop + 0.05;
+  };
+  std::vector<const Track*> candidates;
+  for (const char* name : {"LeftWrist", "LeftHand", "lhand", "RightWrist", "RightHand", "rhand"}) {
+    if (const Track* t = capture.find_track(name)) {
+      candidates.push_back(t);
+    }
+  }
+  if (candidates.empty()) {
+    for (const Track& t : capture.tracks()) {
+      if (!t.position_only()) { // a marker has no orientation for the lock to hold
+        candidates.push_back(&t);
+      }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Track* a, const Track* b) {
+      return path_length(*a) > path_length(*b);
+    });
+  }
+  for (const Track* t : candidates) {
+    if (free_to_hang(*t)) {
+      hand_ = t;
+      break;
+    }
+  }
+  if (hand_ != nullptr) {
+    m_.hand_track = hand_->name();
+    m_.chain = true;
+  } else {
+    m_.no_chain_reason =
+        candidates.empty()
+            ? "no track with an orientation to hang a chain from (markers only)"
+            : "no hand track stays " + std::to_string(static_cast<int>(100 * (k_chain_drop + 0.05))) +
+                  " cm above the floor, where a chain hangs free";
+  }
 }
 
 void ReplayScene::build_captured(const Capture& capture) {
@@ -312,11 +388,13 @@ void ReplayScene::build_props(const Capture& capture) {
   }
 }
 
-void ReplayScene::build_chain(const Capture& capture) {
-  const Track& hand = hand_track(capture);
+void ReplayScene::build_chain() {
+  if (hand_ == nullptr) {
+    return;
+  }
   dBodyID hand_body = nullptr;
   for (const auto& [name, body] : named_) {
-    if (name == hand.name()) {
+    if (name == hand_->name()) {
       hand_body = body;
       break;
     }
@@ -355,10 +433,10 @@ void ReplayScene::build_chain(const Capture& capture) {
   }
 }
 
-void ReplayScene::build_tray(const Capture& capture) {
-  // A kinematic tray beside the first track, level, turning with its heading, 0.5 m above the
-  // floor; a light box rides on it by friction alone.
-  const Track& root = capture.tracks().front();
+void ReplayScene::build_tray() {
+  // A kinematic tray beside the root, level, turning with its heading, 0.5 m above the floor;
+  // a light box rides on it by friction alone.
+  const Track& root = *root_;
   Track path("tray");
   for (std::size_t i : root.valid_indices()) {
     const Pose p = root.pose(i);
@@ -447,6 +525,23 @@ void ReplayScene::measure_step() {
     chain_gap_sum2_ += g * g;
     ++chain_gap_count_;
   };
+  for (Prop& prop : props_) {
+    const Vec3 p = vec3_from_ode(dBodyGetPosition(prop.body));
+    if (!prop.left && (p.x < scene_low_.x || p.y < scene_low_.y || p.z < scene_low_.z ||
+                       p.x > scene_high_.x || p.y > scene_high_.y || p.z > scene_high_.z)) {
+      prop.left = true; // rolled or flew away: stop it so it neither drifts nor costs time
+      dBodySetLinearVel(prop.body, 0, 0, 0);
+      dBodySetAngularVel(prop.body, 0, 0, 0);
+      dBodyDisable(prop.body);
+    }
+  }
+  const Pose tray = body_pose(tray_);
+  const Vec3 rider = rotate(conj(tray.q), vec3_from_ode(dBodyGetPosition(rider_)) - tray.p);
+  m_.rider_slip_max_m =
+      std::fmax(m_.rider_slip_max_m, horizontal_distance(rider, rider_in_tray_.p));
+  if (!hand_lock_) {
+    return;
+  }
   for (dJointID ball : chain_balls_) {
     dVector3 a1;
     dVector3 a2;
@@ -460,10 +555,6 @@ void ReplayScene::measure_step() {
   const double angle = hand_lock_->angle_error() * 180.0 / k_pi;
   m_.hand_lock_angle_max_deg = std::fmax(m_.hand_lock_angle_max_deg, angle);
   lock_sum2_ += angle * angle;
-  const Pose tray = body_pose(tray_);
-  const Vec3 rider = rotate(conj(tray.q), vec3_from_ode(dBodyGetPosition(rider_)) - tray.p);
-  m_.rider_slip_max_m =
-      std::fmax(m_.rider_slip_max_m, horizontal_distance(rider, rider_in_tray_.p));
 }
 
 Metrics ReplayScene::metrics() const {
@@ -481,11 +572,16 @@ Metrics ReplayScene::metrics() const {
     m.teleports += static_cast<long>(driver_->stats(id).teleports);
   }
   m.props_moved = 0;
+  m.props_left = 0;
   m.stack_boxes_moved = 0;
   m.prop_displacement_max_m = 0;
   for (const Prop& prop : props_) {
     const double d = norm(vec3_from_ode(dBodyGetPosition(prop.body)) - prop.start);
-    m.prop_displacement_max_m = std::fmax(m.prop_displacement_max_m, d);
+    if (prop.left) {
+      ++m.props_left;
+    } else {
+      m.prop_displacement_max_m = std::fmax(m.prop_displacement_max_m, d);
+    }
     if (d > 0.05) {
       ++(prop.stack ? m.stack_boxes_moved : m.props_moved);
     }

@@ -36,9 +36,15 @@ struct Shape {
   Role role;
 };
 
-/// Figures of one run; units in the names.
+/// Figures of one run; units in the names. A figure the scene cannot measure on a capture is
+/// omitted with the reason (`chain` false and `no_chain_reason`), never reported as a number
+/// that does not mean what its name says.
 struct Metrics {
   std::string mode;
+  std::string root_track; ///< the track the tray follows
+  std::string hand_track; ///< the track the chain hangs from; empty when there is no chain
+  bool chain = false;     ///< the hand lock and chain figures were measured
+  std::string no_chain_reason;
   long steps = 0;
   double simulated_s = 0.0;
   int kinematic_bodies = 0;
@@ -58,7 +64,8 @@ struct Metrics {
   double chain_gap_rms_m = 0.0;
   int props = 0;
   int props_moved = 0; ///< displaced by more than 5 cm
-  double prop_displacement_max_m = 0.0;
+  int props_left = 0;  ///< left the scene (3 m beyond the capture's extent) and were stopped
+  double prop_displacement_max_m = 0.0; ///< of the props (stack included) still in the scene
   int stack_boxes_moved = 0;
   double rider_slip_max_m = 0.0;  ///< the box on the tray, relative to the tray
   bool rider_carried = false;     ///< still on the tray at the end
@@ -95,12 +102,17 @@ private:
     dBodyID body;
     Vec3 start;
     bool stack;
+    bool left = false; ///< left the scene and was stopped
   };
 
+  /// Picks the root (the skeleton's root, else the track with the most valid samples) and the
+  /// hand the chain hangs from (a wrist by name, else the rigid body that travels furthest),
+  /// among tracks that stay high enough above the floor for the chain to hang free.
+  void choose_roles(const Capture& capture);
   void build_captured(const Capture& capture);
   void build_props(const Capture& capture);
-  void build_chain(const Capture& capture);
-  void build_tray(const Capture& capture);
+  void build_chain();
+  void build_tray();
   dBodyID dynamic_box(const Vec3& sides, double mass, const Vec3& at, Role role,
                       const std::string& name);
   dBodyID dynamic_ball(double radius, double mass, const Vec3& at, Role role,
@@ -117,6 +129,10 @@ private:
   std::vector<KinematicDriver::BindingId> captured_;
   std::vector<Prop> props_;
   std::vector<dJointID> chain_balls_;
+  const Track* root_ = nullptr;
+  const Track* hand_ = nullptr;
+  Vec3 scene_low_;  ///< props beyond these bounds have left the scene (m, world)
+  Vec3 scene_high_;
   std::unique_ptr<QuatLockJoint> hand_lock_;
   dBodyID tray_ = nullptr;
   dBodyID rider_ = nullptr;

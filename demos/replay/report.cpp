@@ -24,6 +24,12 @@ std::string yes_no(bool v) {
   return v ? "yes" : "no";
 }
 
+/// A chain figure, or "-" when the scene has no chain (the reason is printed below the table).
+std::function<std::string(const Metrics&)> chain(const char* pattern, double Metrics::*field,
+                                                 double factor) {
+  return [=](const Metrics& m) { return m.chain ? format(pattern, factor * (m.*field)) : "-"; };
+}
+
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       {"steps", [](const Metrics& m) { return std::to_string(m.steps); }},
@@ -41,24 +47,19 @@ const std::vector<Row>& rows() {
       {"track error max (m)", [](const Metrics& m) { return format("%.2e", m.track_error_max_m); }},
       {"track error max (rad)",
        [](const Metrics& m) { return format("%.2e", m.track_error_max_rad); }},
-      {"hand lock gap max (mm)",
-       [](const Metrics& m) { return format("%.2f", 1000 * m.hand_lock_gap_max_m); }},
-      {"hand lock gap RMS (mm)",
-       [](const Metrics& m) { return format("%.2f", 1000 * m.hand_lock_gap_rms_m); }},
-      {"chain joint gap max (mm)",
-       [](const Metrics& m) { return format("%.2f", 1000 * m.chain_gap_max_m); }},
-      {"chain joint gap RMS (mm)",
-       [](const Metrics& m) { return format("%.2f", 1000 * m.chain_gap_rms_m); }},
-      {"hand lock angle max (deg)",
-       [](const Metrics& m) { return format("%.3f", m.hand_lock_angle_max_deg); }},
-      {"hand lock angle RMS (deg)",
-       [](const Metrics& m) { return format("%.3f", m.hand_lock_angle_rms_deg); }},
+      {"hand lock gap max (mm)", chain("%.2f", &Metrics::hand_lock_gap_max_m, 1000)},
+      {"hand lock gap RMS (mm)", chain("%.2f", &Metrics::hand_lock_gap_rms_m, 1000)},
+      {"chain joint gap max (mm)", chain("%.2f", &Metrics::chain_gap_max_m, 1000)},
+      {"chain joint gap RMS (mm)", chain("%.2f", &Metrics::chain_gap_rms_m, 1000)},
+      {"hand lock angle max (deg)", chain("%.3f", &Metrics::hand_lock_angle_max_deg, 1)},
+      {"hand lock angle RMS (deg)", chain("%.3f", &Metrics::hand_lock_angle_rms_deg, 1)},
       {"props moved",
        [](const Metrics& m) {
          return std::to_string(m.props_moved) + " of " + std::to_string(m.props);
        }},
+      {"props that left the scene", [](const Metrics& m) { return std::to_string(m.props_left); }},
       {"stack boxes moved", [](const Metrics& m) { return std::to_string(m.stack_boxes_moved); }},
-      {"prop displacement max (m)",
+      {"prop and stack displacement max (m)",
        [](const Metrics& m) { return format("%.2f", m.prop_displacement_max_m); }},
       {"rider slip on tray max (mm)",
        [](const Metrics& m) { return format("%.1f", 1000 * m.rider_slip_max_m); }},
@@ -78,8 +79,18 @@ std::string pad(const std::string& s, std::size_t width) {
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Metrics>& runs) {
   out << "capture: " << info.capture << " (" << info.format << ", " << info.tracks << " tracks, "
       << format("%.3f", info.capture_seconds) << " s at " << format("%g", info.capture_rate)
-      << " Hz); simulation at " << format("%g", info.sim_rate) << " Hz, dWorldQuickStep\n";
-  const std::size_t label_width = 32;
+      << " Hz); simulation at " << format("%g", info.sim_rate) << " Hz, dWorldQuickStep\n"
+      << "units: " << info.units << "\n";
+  if (!runs.empty()) {
+    const Metrics& m = runs.front();
+    out << "roles: the tray follows '" << m.root_track << "'; ";
+    if (m.chain) {
+      out << "the chain hangs from '" << m.hand_track << "'\n";
+    } else {
+      out << "no chain: " << m.no_chain_reason << " (hand lock and chain figures omitted)\n";
+    }
+  }
+  const std::size_t label_width = 40;
   const std::size_t column_width = 14;
   out << pad("drive mode", label_width);
   for (const Metrics& m : runs) {
@@ -99,10 +110,17 @@ std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
   nlohmann::json j;
   j["capture"] = {{"path", info.capture},         {"format", info.format},
                   {"tracks", info.tracks},        {"seconds", info.capture_seconds},
-                  {"rate_hz", info.capture_rate}, {"sim_rate_hz", info.sim_rate}};
+                  {"rate_hz", info.capture_rate}, {"sim_rate_hz", info.sim_rate},
+                  {"units", info.units}};
   j["runs"] = nlohmann::json::array();
   for (const Metrics& m : runs) {
-    j["runs"].push_back({
+    nlohmann::json run = {
+        {"root_track", m.root_track},
+        {"hand_track", m.chain ? nlohmann::json(m.hand_track) : nlohmann::json()},
+        {"omitted", m.chain ? nlohmann::json::object()
+                            : nlohmann::json{{"hand_lock", m.no_chain_reason},
+                                             {"chain", m.no_chain_reason}}},
+        {"props_left", m.props_left},
         {"mode", m.mode},
         {"steps", m.steps},
         {"simulated_s", m.simulated_s},
@@ -129,9 +147,17 @@ std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
         {"rider_carried", m.rider_carried},
         {"step_time_mean_us", m.step_time_mean_us},
         {"step_time_max_us", m.step_time_max_us},
-    });
+    };
+    if (!m.chain) { // not measured: null, with the reason under "omitted"
+      for (const char* key : {"chain_gap_max_m", "chain_gap_rms_m", "hand_lock_gap_max_m",
+                              "hand_lock_gap_rms_m", "hand_lock_angle_max_deg",
+                              "hand_lock_angle_rms_deg"}) {
+        run[key] = nullptr;
+      }
+    }
+    j["runs"].push_back(std::move(run));
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace odemocap::replay

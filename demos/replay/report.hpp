@@ -17,6 +17,7 @@ struct RunInfo {
   double capture_seconds = 0.0;
   double capture_rate = 0.0;
   double sim_rate = 0.0;
+  std::string units; ///< e.g. "m (file unit CMU unit (1/0.45 in), inferred)"
 };
 
 /// One column per run (drive mode), one row per figure.

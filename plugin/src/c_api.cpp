@@ -70,6 +70,19 @@ odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
   });
 }
 
+odmCaptureID odmCaptureLoadMetres(const char* path, int z_up) {
+  return guarded<odmCaptureID>(nullptr, [&] {
+    odemocap::LoadOptions options;
+    options.to_metres = true;
+    if (z_up != 0) {
+      options.up_axis = odemocap::Axis::Z;
+    }
+    auto capture = std::make_unique<odmCapture>();
+    capture->capture = odemocap::load_capture(require(path, "path"), options);
+    return capture.release();
+  });
+}
+
 void odmCaptureDestroy(odmCaptureID capture) {
   delete capture;
 }

@@ -1,6 +1,7 @@
 // Runs the real odemocap binary on files with known content and checks what it prints and
 // writes against the analytic truth they were made from.
 #include "support/data_paths.hpp"
+#include "support/scratch_dir.hpp"
 
 #include <odemocap/mocap.hpp>
 
@@ -37,10 +38,9 @@ std::string slurp(const std::filesystem::path& p) {
 class Cli : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("odemocap_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
+    dir_ = odemocap::test::make_scratch_dir(
+        std::string("odemocap_cli_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -1,6 +1,8 @@
 // Runs the real odemocap-replay on the bundled CMU capture, headless, and checks what it
 // measured: kinematic bodies on their tracks, props moved, the hand chain held with geodesic
 // velocities and clearly worse with teleport; and, under Xvfb, that the window renders.
+#include "support/scratch_dir.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -37,12 +39,7 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("odemocap_replay_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-       "_" + name);
-  fs::create_directories(dir);
-  return dir;
+  return odemocap::test::make_scratch_dir("odemocap_replay_" + name + "_");
 }
 
 /// Runs the demo with `arguments` (after an optional command `prefix`, e.g. xvfb-run).

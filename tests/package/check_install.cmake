@@ -28,6 +28,7 @@ foreach(example analytic_track c_driver)
   set(build "${WORK_DIR}/${example}")
   run("${CMAKE_COMMAND}" -S "${EXAMPLES_DIR}/${example}" -B "${build}"
       "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+      "-DCMAKE_C_COMPILER=${C_COMPILER}"
       "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_C_FLAGS=${flags}")
   run("${CMAKE_COMMAND}" --build "${build}")
 endforeach()
@@ -39,4 +40,24 @@ run("${WORK_DIR}/c_driver/odemocap-c-driver" "${CAPTURE}")
 if(NOT last_output MATCHES "teleports: 0")
   message(FATAL_ERROR "c_driver ran but printed no summary:\n${last_output}")
 endif()
+
+# A Makefile project: pkg-config alone gives the flags (odemocap-plugin.pc brings ODE and the
+# C++ runtime), built with the C compiler driver.
+run("${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${prefix}/${LIBDIR}/pkgconfig"
+    make -f "${EXAMPLES_DIR}/c_driver/Makefile" "OUT=${WORK_DIR}/" "CC=${C_COMPILER}"
+    "CFLAGS=${flags}" "LDFLAGS=${flags}")
+run("${WORK_DIR}/odemocap-c-driver-pc" "${CAPTURE}")
+if(NOT last_output MATCHES "teleports: 0")
+  message(FATAL_ERROR "the pkg-config build ran but printed no summary:\n${last_output}")
+endif()
+
+# The installed demo finds its bundled capture under the prefix, also after the tree moves.
+file(COPY "${prefix}/" DESTINATION "${WORK_DIR}/moved")
+foreach(root "${prefix}" "${WORK_DIR}/moved")
+  run("${root}/bin/odemocap-replay" --headless --seconds 0.25)
+  string(FIND "${last_output}" "capture: ${root}/share/odemocap/data/cmu/131_03.bvh" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the installed demo did not use ${root}/share:\n${last_output}")
+  endif()
+endforeach()
 message(STATUS "outside projects built and ran against ${prefix}")

@@ -11,8 +11,9 @@ int main(int argc, char** argv) {
   dWorldID world = dWorldCreate();
   int status = 1;
 
-  /* CMU BVH units are 1/0.45 inch; the capture is Y-up and ODE worlds here are Z-up. */
-  odmCaptureID capture = odmCaptureLoad(path, 0.0254 / 0.45, 1);
+  /* In metres whatever the file (CMU BVH units are inferred from the skeleton's size); the
+   * capture is Y-up and ODE worlds here are Z-up. */
+  odmCaptureID capture = odmCaptureLoadMetres(path, 1);
   odmDriverID driver = odmDriverCreate(world);
   if (capture == NULL || driver == NULL) {
     fprintf(stderr, "odemocap-c-driver: %s\n", odmLastError());

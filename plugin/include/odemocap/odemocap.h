@@ -35,9 +35,14 @@ typedef struct odmBindOptions {
 /* Message of the last failed call on this thread ("" if none). */
 const char* odmLastError(void);
 
-/* Loads a BVH, rigid-body CSV or Motive CSV file. length_scale multiplies positions (1 keeps
- * the file's units); z_up != 0 turns the capture's up axis into +Z. NULL on error. */
+/* Loads a capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV).
+ * length_scale multiplies positions after the file's declared unit is converted to metres
+ * (files that declare none, BVH and generic CSV, keep their numbers); z_up != 0 turns the
+ * capture's up axis into +Z. NULL on error. */
 odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up);
+/* Loads a capture file in metres whatever it declares: a file without a unit gets one
+ * inferred (BVH: the skeleton's size; CSV: its coordinates). z_up as above. NULL on error. */
+odmCaptureID odmCaptureLoadMetres(const char* path, int z_up);
 void odmCaptureDestroy(odmCaptureID capture);
 int odmCaptureGetTrackCount(odmCaptureID capture);
 /* Name of track `index`, valid while the capture lives; NULL for a bad index. */
