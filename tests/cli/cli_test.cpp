@@ -399,3 +399,242 @@ TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {
 }
 
 } // namespace
+
+namespace {
+
+// ---- what a new user met: every point of the review, each with the case that failed ----
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST_F(Cli, JsonStaysValidOnLatin1NamesAndBinaryFilesAndNamesEveryFile) {
+  const auto d = dir_ / "odd";
+  std::filesystem::create_directories(d);
+  // A European export: a Latin-1 e-acute in the body name (byte 0xE9, not UTF-8).
+  std::ofstream(d / "latin1.csv") << "time,main\xe9.x,main\xe9.y,main\xe9.z\n0,0.1,0.2,0.9\n"
+                                     "0.01,0.1,0.2,0.91\n";
+  std::string noise(4000, '\0');
+  for (std::size_t i = 0; i < noise.size(); ++i) {
+    noise[i] = static_cast<char>((i * 7919 + 13) % 251);
+  }
+  std::ofstream(d / "noise.c3d", std::ios::binary) << noise;
+  std::ofstream(d / "noise.bvh", std::ios::binary) << noise;
+  for (const char* format : {"json", "jsonl"}) {
+    const Outcome r = run(std::string("validate --format ") + format + " '" + d.string() + "'");
+    EXPECT_EQ(r.status, 1) << r.err; // two unreadable files fail; the run itself does not abort
+    std::istringstream lines(r.out);
+    std::size_t files = 0;
+    for (std::string line; std::getline(lines, line) && std::string(format) == "jsonl";) {
+      EXPECT_TRUE(nlohmann::json::accept(line)) << line;
+      ++files;
+    }
+    if (std::string(format) == "json") {
+      const nlohmann::json j = nlohmann::json::parse(r.out);
+      files = j["files"].size();
+      EXPECT_EQ(j["summary"]["unreadable"], 2);
+      EXPECT_EQ(j["summary"]["with_findings"], 0);
+    }
+    EXPECT_EQ(files, 3u) << r.out;
+  }
+  const Outcome info = run("info --format json '" + d.string() + "'");
+  EXPECT_EQ(info.status, 1); // some files unreadable
+  const nlohmann::json j = nlohmann::json::parse(info.out);
+  ASSERT_EQ(j["files"].size(), 3u);
+  EXPECT_EQ(j["files"][0]["tracks"][0]["name"], "main\\xe9"); // the original byte, visible
+  EXPECT_EQ(j["files"][1]["status"], "unreadable");
+  EXPECT_NE(j["files"][1]["error"]["message"].get<std::string>().find("binary"),
+            std::string::npos);
+  // The Latin-1 name keeps working in the other commands.
+  const std::string velocities = (dir_ / "v.csv").string();
+  EXPECT_EQ(run("velocities '" + (d / "latin1.csv").string() + "' -o '" + velocities + "'").status,
+            0);
+  EXPECT_NE(slurp(velocities).find("main\xe9.vx"), std::string::npos);
+  const std::string converted = (dir_ / "c.csv").string();
+  EXPECT_EQ(run("convert '" + (d / "latin1.csv").string() + "' -o '" + converted + "'").status, 0);
+}
+
+TEST_F(Cli, EveryNumericOptionIsValidatedWithExitTwo) {
+  const std::string file = analytic_csv();
+  for (const char* option :
+       {"--max-frozen -1", "--max-frozen 0", "--max-angular-speed -5", "--max-angular-speed nan",
+        "--max-linear-speed 0", "--max-acceleration inf", "--max-bone-length -1",
+        "--dropped-frame-factor 1", "--scale 0", "--scale nan", "-j 0", "--max-findings 0",
+        "--unit furlong", "--unit -2"}) {
+    const Outcome r = run(std::string("validate ") + option + " '" + file + "'");
+    EXPECT_EQ(r.status, 2) << option << ": " << r.out;
+    EXPECT_NE(r.err.find("must be"), std::string::npos) << option << ": " << r.err;
+    EXPECT_EQ(r.err.find("179769313486"), std::string::npos) << r.err; // no DBL_MAX ranges
+  }
+  EXPECT_EQ(run("info --scale 0 '" + file + "'").status, 2);
+  EXPECT_EQ(run("convert '" + file + "' -o x.csv --resample -3").status, 2);
+  EXPECT_EQ(run("convert '" + file + "' -o x.csv --fill-gaps -1").status, 2);
+}
+
+TEST_F(Validate, ExitStatusHelpAndReadmeAgree) {
+  const Outcome help = run("validate --help");
+  EXPECT_NE(help.out.find("Exit 0: no file fails (warnings and infos do not fail unless --strict)"),
+            std::string::npos)
+      << help.out;
+  const auto d = batch();
+  std::filesystem::remove(d / "broken.csv");
+  const Outcome warnings = run("validate '" + d.string() + "'");
+  EXPECT_EQ(warnings.status, 0) << warnings.out; // warnings only
+  EXPECT_EQ(run("validate --strict '" + d.string() + "'").status, 1);
+  std::ofstream(d / "broken.csv") << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n0,1,2,three,1,0,0,0\n";
+  EXPECT_EQ(run("validate '" + d.string() + "'").status, 1); // an unreadable file fails
+  const std::string readme = slurp(std::string(ODEMOCAP_REPO_DATA_DIR) + "/../README.md");
+  EXPECT_NE(readme.find("warnings and infos do not fail unless `--strict`"), std::string::npos);
+}
+
+TEST_F(Validate, TheSharedCapturesReportFitsOnOneScreen) {
+  const std::string shared = odemocap::test::shared_data("");
+  ODEMOCAP_REQUIRE_FILE(shared);
+  const Outcome r = run("validate '" + shared + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_LE(line_count(r.out), 40u) << r.out;
+  EXPECT_NE(r.out.find("angular-speed-spike"), std::string::npos);
+  EXPECT_NE(r.out.find("m/s^2"), std::string::npos) << "accelerations are labelled in metres";
+  // The same batch, every finding: the per-track and per-finding reports are longer.
+  const Outcome tracks = run("validate --report tracks --max-findings 1000 '" + shared + "'");
+  const Outcome all = run("validate --report findings --max-findings 1000 '" + shared + "'");
+  EXPECT_GT(line_count(tracks.out), line_count(r.out));
+  EXPECT_GT(line_count(all.out), line_count(tracks.out));
+  const nlohmann::json j = nlohmann::json::parse(run("validate --format json '" + shared + "'").out);
+  EXPECT_EQ(j["summary"]["with_findings"], 5);
+  EXPECT_EQ(j["summary"]["clean"], 2);
+  // CMU BVH in metres by default: no linear-speed flood (there were 554 in file units).
+  const Outcome in_file_units =
+      run("validate --format json --file-units '" + odemocap::test::repo_data("cmu") + "'");
+  const Outcome in_metres = run("validate --format json '" + odemocap::test::repo_data("cmu") + "'");
+  const auto linear = [](const std::string& out) {
+    std::size_t n = 0;
+    const nlohmann::json report = nlohmann::json::parse(out);
+    for (const nlohmann::json& f : report["files"]) {
+      for (const nlohmann::json& x : f["findings"]) {
+        n += x["check"] == "linear-speed-spike";
+      }
+    }
+    return n;
+  };
+  EXPECT_GT(linear(in_file_units.out), 100u) << in_file_units.out.substr(0, 300);
+  EXPECT_EQ(linear(in_metres.out), 0u);
+}
+
+TEST_F(Cli, InfoLabelsSayWhatTheNumbersAre) {
+  const std::string cmu = odemocap::test::repo_data("cmu/131_01.bvh");
+  const Outcome metres = run("info '" + cmu + "'");
+  EXPECT_NE(metres.out.find("positions in m (file unit CMU unit (1/0.45 in), inferred)"),
+            std::string::npos)
+      << metres.out;
+  EXPECT_NE(metres.out.find("max m/s"), std::string::npos);
+  const Outcome raw = run("info --file-units '" + cmu + "'");
+  EXPECT_NE(raw.out.find("positions in length units = the file's numbers x 1 (file unit not known"),
+            std::string::npos)
+      << raw.out;
+  EXPECT_EQ(raw.out.find("max m/s"), std::string::npos);
+  const Outcome scaled = run("info --scale 1000 '" + cmu + "'");
+  EXPECT_NE(scaled.out.find("x 56.4444"), std::string::npos) << scaled.out; // not "1" or "m"
+  EXPECT_NE(run("velocities --help").out.find("length units/s with --file-units"),
+            std::string::npos);
+}
+
+TEST_F(Cli, InfoTakesManyPathsOnceEachAndAlignsLongNames) {
+  const std::string file = analytic_csv();
+  const auto d = dir_ / "many";
+  std::filesystem::create_directories(d);
+  std::ofstream(d / "long.csv")
+      << "time,a_rather_long_rigid_body_name_from_a_lab.x,a_rather_long_rigid_body_name_from_a_lab.y,"
+         "a_rather_long_rigid_body_name_from_a_lab.z\n0,1,2,3\n0.01,1,2,3\n";
+  std::ofstream(d / "empty.csv") << "time,m.x,m.y,m.z\n0,,,\n0.01,,,\n";
+  const Outcome r = run("info '" + file + "' './" +
+                        std::filesystem::relative(file, std::filesystem::current_path()).string() +
+                        "' '" + d.string() + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '%')), 0u);
+  std::size_t headers = 0;
+  for (std::size_t at = r.out.find("rigid-body-csv,"); at != std::string::npos;
+       at = r.out.find("rigid-body-csv,", at + 1)) {
+    ++headers;
+  }
+  EXPECT_EQ(headers, 3u) << r.out; // the analytic file once, though named twice
+  // Columns stay aligned: the header's "kind" starts where the long name's kind does.
+  std::istringstream lines(r.out);
+  std::size_t header_kind = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("  track ") == 0) {
+      header_kind = line.find("kind");
+    }
+    if (line.find("a_rather_long") != std::string::npos) {
+      EXPECT_EQ(line.find("marker"), header_kind) << r.out;
+    }
+  }
+  // A marker track (x, y, z only) and a track without any valid sample read differently.
+  EXPECT_NE(r.out.find("(marker)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(no valid sample)"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(run("info --format json '" + d.string() + "'").out);
+  const nlohmann::json& empty = j["files"][0]["tracks"][0];
+  EXPECT_TRUE(empty["max_linear_speed"].is_null());
+  EXPECT_EQ(empty["valid"], 0);
+  const nlohmann::json& marker = j["files"][1]["tracks"][0];
+  EXPECT_EQ(marker["kind"], "marker");
+  EXPECT_TRUE(marker["max_angular_speed"].is_null());
+  EXPECT_FALSE(marker["max_linear_speed"].is_null());
+}
+
+TEST_F(Cli, InfoOnAnUnreadableFileInJsonIsAJsonErrorObject) {
+  std::ofstream(dir_ / "bad.csv") << "time,b.x,b.y,b.z\n0,1,2,x\n";
+  const Outcome r = run("info --format json '" + (dir_ / "bad.csv").string() + "'");
+  EXPECT_EQ(r.status, 2); // nothing readable
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["status"], "unreadable");
+  EXPECT_EQ(j["files"][0]["error"]["line"], 2);
+  EXPECT_EQ(j["files"][0]["error"]["column"], 7);
+}
+
+TEST_F(Cli, PrintedTimesAreRounded) {
+  std::ofstream(dir_ / "late.csv") << "time,b.x,b.y,b.z\n728.42000000000007,1,2,3\n"
+                                      "728.43000000000006,1,2,3\n";
+  const Outcome r = run("info --format json '" + (dir_ / "late.csv").string() + "'");
+  EXPECT_NE(r.out.find("\"start_time\": 728.42,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("728.4200000000001"), std::string::npos);
+  EXPECT_NE(run("info '" + (dir_ / "late.csv").string() + "'").out.find("(728.42 to 728.43 s)"),
+            std::string::npos);
+}
+
+TEST_F(Cli, FormatDetectionSaysWhatTheBytesLookLike) {
+  std::string noise(2000, '\0');
+  for (std::size_t i = 0; i < noise.size(); ++i) {
+    noise[i] = static_cast<char>((i * 31 + 5) % 256);
+  }
+  std::ofstream(dir_ / "random.bvh", std::ios::binary) << noise;
+  const Outcome binary = run("info '" + (dir_ / "random.bvh").string() + "'");
+  EXPECT_EQ(binary.status, 2);
+  EXPECT_NE(binary.err.find("look binary"), std::string::npos) << binary.err;
+  EXPECT_NE(binary.err.find("Qualisys TSV"), std::string::npos) << binary.err;
+  EXPECT_EQ(binary.err.find("no time column"), std::string::npos) << binary.err;
+  std::ofstream(dir_ / "notes.bvh") << "a,b\n1,2\n";
+  const Outcome text = run("info '" + (dir_ / "notes.bvh").string() + "'");
+  EXPECT_NE(text.err.find("does not start with 'HIERARCHY'"), std::string::npos) << text.err;
+}
+
+TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
+  const std::string vicon = odemocap::test::shared_data("ezc3d/Vicon.c3d");
+  const std::string motive = odemocap::test::shared_data("pathviewr/pathviewr_motive_example_data.csv");
+  ODEMOCAP_REQUIRE_FILE(vicon);
+  const std::string markers = (dir_ / "markers.csv").string();
+  ASSERT_EQ(run("convert '" + vicon + "' -o '" + markers + "'").status, 0);
+  const std::string header = slurp(markers).substr(0, slurp(markers).find('\n'));
+  EXPECT_EQ(header.find(".qw"), std::string::npos) << header.substr(0, 200);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), 51 * 3);
+  const odemocap::Capture back = odemocap::load_capture(markers);
+  EXPECT_TRUE(back.tracks()[0].position_only());
+
+  const std::string resampled = (dir_ / "resampled.csv").string();
+  ASSERT_EQ(run("convert '" + motive + "' -o '" + resampled + "' --resample 100").status, 0);
+  const std::size_t rows = line_count(slurp(resampled)) - 1;
+  EXPECT_GE(rows, 929u); // the 934 recorded samples, not 32890 across the excerpt breaks
+  EXPECT_LE(rows, 934u);
+}
+
+} // namespace

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace odemocap {
@@ -60,6 +62,80 @@ TEST(Repair, ResampleKeepsTheMotionAndNeverInventsAcrossAGap) {
   }
   EXPECT_THROW(resample(gappy(), 0.0), MocapError);
   EXPECT_THROW(resample(gappy(), 1e12), MocapError); // 1e12 samples refused, not allocated
+}
+
+TEST(Repair, ResampleNeverCrossesABreakInTheRecording) {
+  // Two stretches of truth() at 100 Hz, 0..0.5 s and 2..2.5 s: a frame-number jump between
+  // excerpts, every sample valid on both sides.
+  Track track("body");
+  for (int i = 0; i <= 50; ++i) {
+    track.append(0.01 * i, truth(0.01 * i));
+  }
+  for (int i = 200; i <= 250; ++i) {
+    track.append(0.01 * i, truth(0.01 * i));
+  }
+  const Track r = resample(track, 200.0);
+  EXPECT_EQ(r.size(), 101u + 101u);
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    const double t = r.time(k);
+    ASSERT_TRUE(t <= 0.5 + 1e-12 || t >= 2.0 - 1e-12) << "a sample inside the break at " << t;
+    ASSERT_TRUE(r.valid(k));
+    ASSERT_TRUE(near_vec(r.position(k), truth(t).p, 1e-12)) << t;
+  }
+  // The naive resampler (no breaks) interpolates 1.5 s of motion that was never recorded.
+  const Track naive = resample(track, 200.0, Interp::Linear, INFINITY);
+  EXPECT_EQ(naive.size(), 501u);
+  EXPECT_THROW(resample(track, 200.0, Interp::Linear, 1.0), MocapError);
+}
+
+TEST(Repair, ResamplingTheExcerptedMotiveTakeKeepsItsRecordedSamples) {
+  const std::string path = test::shared_data("pathviewr/pathviewr_motive_example_data.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = load_capture(path);
+  const Track& device = capture.track("device02");
+  ASSERT_EQ(device.size(), 934u);
+  // At its own 100 Hz, within its five excerpts: about its 934 samples, not the 32890 of a
+  // grid over the whole 329 s span.
+  const Track r = resample(device, 100.0);
+  EXPECT_GE(r.size(), 929u);
+  EXPECT_LE(r.size(), 934u);
+  // No resampled time lies in a break of the source.
+  const double median = device.median_interval();
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    const auto& times = device.times();
+    const auto upper = std::upper_bound(times.begin(), times.end(), r.time(k));
+    if (upper == times.end() || upper == times.begin() || *(upper - 1) == r.time(k)) {
+      continue; // at or beyond the ends, or on a recorded sample
+    }
+    ASSERT_LT(*upper - *(upper - 1), 1.5 * median) << "inside a break at " << r.time(k);
+  }
+  EXPECT_GT(resample(device, 100.0, Interp::Linear, INFINITY).size(), 30000u);
+}
+
+TEST(Save, MarkersAreWrittenAsPositionsOnlyAndReadBackAsMarkers) {
+  Capture capture;
+  Track marker("LASI");
+  marker.set_position_only(true);
+  Track body("tool");
+  for (int i = 0; i < 3; ++i) {
+    marker.append(0.01 * i, {{0.1 * i, 0.2, 0.3}, Quat{}});
+    body.append(0.01 * i, truth(0.01 * i));
+  }
+  marker.append_gap(0.03);
+  body.append(0.03, truth(0.03));
+  capture.add_track(marker);
+  capture.add_track(body);
+  std::ostringstream out;
+  write_rigid_body_csv(capture, out);
+  const std::string text = out.str();
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "time,LASI.x,LASI.y,LASI.z,tool.x,tool.y,tool.z,tool.qw,tool.qx,tool.qy,tool.qz");
+  const Capture back = parse_rigid_body_csv(text, "markers.csv");
+  EXPECT_TRUE(back.track("LASI").position_only());
+  EXPECT_FALSE(back.track("tool").position_only());
+  EXPECT_EQ(back.track("LASI").position(2).x, 0.2);
+  EXPECT_FALSE(back.track("LASI").valid(3));
+  EXPECT_TRUE(back.track("tool").valid(3));
 }
 
 TEST(Save, RigidBodyCsvRoundTripsBitForBit) {

@@ -1,6 +1,7 @@
 // Each check finds its defect at the frame where it was planted, and nothing else is flagged;
 // real captures are judged clean or with their real defects.
 #include "support/data_paths.hpp"
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -163,6 +164,66 @@ TEST(Validate, BoneOffsetsThatAreZeroOrAbsurd) {
   EXPECT_EQ(f[1].value, 50);
 }
 
+TEST(Validate, FindingsOfOneCheckMergeAcrossAnotherChecksFindings) {
+  // The body spins 1 rad per sample over samples 60-66 (a 100 rad/s burst) and teleports at 63:
+  // the teleport's speed spikes fall inside the spin's run.
+  const auto f = validate_capture(capture_with([](int i, double&, Pose& pose, bool&) {
+    if (i >= 60 && i <= 66) {
+      pose.q = from_axis_angle({0, 0, 1}, 0.02 * i + (i - 59) * 1.0);
+    }
+    if (i == 63) {
+      pose.p.x += 1.0;
+    }
+  }));
+  std::vector<const Finding*> spins;
+  std::size_t teleports = 0;
+  for (const Finding& x : f) {
+    if (x.check == "angular-speed-spike") {
+      spins.push_back(&x);
+    }
+    teleports += x.check == "linear-speed-spike";
+  }
+  ASSERT_EQ(spins.size(), 1u); // merging with the latest finding only made three
+  EXPECT_EQ(spins[0]->first, 59u);
+  EXPECT_EQ(spins[0]->last, 67u);
+  EXPECT_EQ(teleports, 1u);
+}
+
+TEST(Validate, ATrackWithoutAValidSampleIsOneFinding) {
+  const auto f = validate_capture(capture_with([](int, double&, Pose&, bool& valid) {
+    valid = false;
+  }));
+  expect_only(f, "no-valid-sample", 0, 200, 201, 0);
+}
+
+TEST(Validate, OptionsOutsideTheirRangeAreRefused) {
+  const Capture c = capture_with([](int, double&, Pose&, bool&) {});
+  const auto refused = [&](const std::function<void(ValidateOptions&)>& edit) {
+    ValidateOptions o;
+    edit(o);
+    return test::error_message<MocapError>([&] { validate_capture(c, o); }) != "no error";
+  };
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.max_angular_speed = -5; }));
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.max_linear_speed = std::nan(""); }));
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.max_linear_acceleration = 0; }));
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.max_frozen_samples = 0; }));
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.dropped_frame_factor = 1.0; }));
+  EXPECT_TRUE(refused([](ValidateOptions& o) { o.max_bone_length = INFINITY; }));
+  EXPECT_FALSE(refused([](ValidateOptions&) {}));
+}
+
+TEST(Validate, ARootOffsetPlacesTheSkeletonAndIsNoBone) {
+  const char* bvh = "HIERARCHY\nROOT A\n{\nOFFSET 0 95 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                    "JOINT B\n{\nOFFSET 0 -45 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                    "End Site\n{\nOFFSET 0 -45 0\n}\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                    "0 0 0 0 0 0\n0 0 0 0 0 0\n";
+  LoadOptions cm;
+  cm.unit_in_metres = 0.01; // a rig in centimetres: the hips 0.95 m up, a 0.45 m thigh
+  EXPECT_TRUE(validate_capture(parse_bvh(bvh, "rig.bvh", cm)).empty());
+  // In file units the thigh and shin are 45 "metres" each: the limits assume metres.
+  EXPECT_EQ(validate_capture(parse_bvh(bvh, "rig.bvh")).size(), 2u);
+}
+
 // ---- real captures ----
 
 std::size_t count(const std::vector<Finding>& f, const std::string& check, const std::string& track) {
@@ -206,9 +267,25 @@ TEST(Validate, TheMotive123TakeShowsItsGapsAndFrameJumps) {
   }
 }
 
+TEST(Validate, AngularFindingsDoNotDependOnTheLengthUnit) {
+  // Angular speed has no length in it; when linear findings interleaved differently at another
+  // scale, merging only with the latest finding gave 134 RThumb findings in one unit and
+  // another count in the other.
+  LoadOptions file_units;
+  LoadOptions metres;
+  metres.to_metres = true;
+  const std::string path = test::repo_data("cmu/131_03.bvh");
+  const auto a = validate_capture(load_capture(path, file_units));
+  const auto b = validate_capture(load_capture(path, metres));
+  EXPECT_GT(count(a, "angular-speed-spike", "RThumb"), 0u);
+  EXPECT_EQ(count(a, "angular-speed-spike", "RThumb"), count(b, "angular-speed-spike", "RThumb"));
+  EXPECT_EQ(count(a, "angular-speed-spike", "RightWrist"),
+            count(b, "angular-speed-spike", "RightWrist"));
+}
+
 TEST(Validate, TheCmuWalkShowsTheThumbGlitchesAndNoTeleports) {
   LoadOptions load;
-  load.length_scale = 0.0254 / 0.45; // CMU units to metres: thresholds are in metres
+  load.to_metres = true; // CMU units to metres: thresholds are in metres
   const auto f = validate_capture(load_capture(test::repo_data("cmu/131_01.bvh"), load));
   std::vector<std::size_t> thumb_half_turns;
   for (const Finding& x : f) {

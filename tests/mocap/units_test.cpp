@@ -1,0 +1,169 @@
+// Length units: files that declare none get one inferred from what a person or a capture
+// volume measures, said in a note; a given unit overrides; LoadOptions::to_metres is what puts
+// every capture in metres.
+#include "support/data_paths.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace odemocap {
+namespace {
+
+constexpr double k_cmu = 0.0254 / 0.45;
+
+/// A BVH of a standing figure `height` file units tall (hips at half height, one leg, a spine
+/// to the head), two frames, the root moving by 0.1 units.
+std::string figure_bvh(double height) {
+  const double h = height / 2;
+  std::ostringstream s;
+  s.precision(17);
+  s << "HIERARCHY\nROOT Hips\n{\n OFFSET 0 " << h << " 0\n CHANNELS 6 Xposition Yposition "
+    << "Zposition Zrotation Xrotation Yrotation\n JOINT Knee\n {\n  OFFSET 0 " << -h / 2
+    << " 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 " << -h / 2
+    << " 0\n  }\n }\n JOINT Head\n {\n  OFFSET 0 " << h
+    << " 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 0.1 0\n"
+    << "  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.01\n"
+    << "0 " << h << " 0 0 0 0 0 0 0 0 0 0\n0.1 " << h << " 0 0 0 0 0 0 0 0 0 0\n";
+  return s.str();
+}
+
+LoadOptions metres() {
+  LoadOptions o;
+  o.to_metres = true;
+  return o;
+}
+
+TEST(Units, TheCmuSkeletonIsReadInCmuUnitsWithTheEvidenceInANote) {
+  const std::string path = test::repo_data("cmu/131_01.bvh");
+  const Capture inferred = load_capture(path, metres());
+  LoadOptions by_hand;
+  by_hand.length_scale = k_cmu;
+  const Capture typed = load_capture(path, by_hand);
+  EXPECT_EQ(inferred.info().unit_in_metres, k_cmu);
+  EXPECT_EQ(inferred.info().unit_source, "inferred");
+  EXPECT_TRUE(inferred.info().in_metres());
+  EXPECT_STREQ(inferred.info().length_label(), "m");
+  ASSERT_FALSE(inferred.info().notes.empty());
+  EXPECT_NE(inferred.info().notes.back().find("CMU unit"), std::string::npos);
+  // The same numbers as the hand-typed --scale 0.05644 of before, bit for bit.
+  for (std::size_t k = 0; k < inferred.tracks().size(); ++k) {
+    for (std::size_t i = 0; i < inferred.tracks()[k].size(); i += 97) {
+      EXPECT_EQ(inferred.tracks()[k].position(i).y, typed.tracks()[k].position(i).y);
+    }
+  }
+}
+
+TEST(Units, WithoutToMetresABvhKeepsItsNumbersAndSaysTheUnitIsUnknown) {
+  const Capture raw = load_capture(test::repo_data("cmu/131_01.bvh"));
+  EXPECT_EQ(raw.info().unit_in_metres, 0.0);
+  EXPECT_EQ(raw.info().unit_source, "");
+  EXPECT_FALSE(raw.info().in_metres());
+  EXPECT_STREQ(raw.info().length_label(), "length units");
+  // Hips about 17 file units up: metres would make a 17 m giant, which is why labels matter.
+  EXPECT_GT(raw.track("Hips").position(0).y, 10.0);
+}
+
+TEST(Units, SkeletonsInMetresCentimetresMillimetresAndInchesAreTold) {
+  struct Case {
+    double height;
+    double unit;
+  };
+  // A 1.75 m person in each unit; and a short 1.2 m and a tall 1.95 m one in CMU units, the
+  // unit closest to inches.
+  for (const Case c : {Case{1.75, 1.0}, Case{175, 0.01}, Case{1750, 0.001}, Case{68.9, 0.0254},
+                       Case{1.2 / k_cmu, k_cmu}, Case{1.95 / k_cmu, k_cmu},
+                       Case{1.95 / 0.0254, 0.0254}}) {
+    const Capture capture = parse_bvh(figure_bvh(c.height), "figure.bvh", metres());
+    EXPECT_EQ(capture.info().unit_in_metres, c.unit) << c.height;
+    // The head's end is the figure's height above the feet, in metres.
+    EXPECT_NEAR(capture.track("Head").position(0).y - capture.track("Hips").position(0).y,
+                c.height / 2 * c.unit, 1e-9);
+  }
+}
+
+TEST(Units, AGivenUnitOverridesInferenceAndDeclaration) {
+  LoadOptions o = metres();
+  o.unit_in_metres = 0.01;
+  const Capture capture = parse_bvh(figure_bvh(1750), "figure.bvh", o); // would infer mm
+  EXPECT_EQ(capture.info().unit_source, "given");
+  EXPECT_EQ(capture.info().unit_in_metres, 0.01);
+  EXPECT_NEAR(capture.track("Hips").position(1).x, 0.001, 1e-15); // 0.1 cm
+  EXPECT_NEAR(capture.info().length_scale, 0.01, 0);
+}
+
+TEST(Units, GenericCsvCoordinatesTellMillimetresFromMetres) {
+  const std::string mm = "time,m.x,m.y,m.z\n0,1200,-300,950\n0.01,1210,-300,950\n";
+  const Capture in_mm = parse_rigid_body_csv(mm, "mm.csv", metres());
+  EXPECT_EQ(in_mm.info().unit_in_metres, 0.001);
+  EXPECT_NEAR(in_mm.tracks()[0].position(1).x, 1.21, 1e-12);
+  ASSERT_FALSE(in_mm.info().notes.empty());
+  EXPECT_NE(in_mm.info().notes.back().find("inferred mm"), std::string::npos);
+
+  const std::string m = "time,m.x,m.y,m.z\n0,1.2,-0.3,0.95\n0.01,1.21,-0.3,0.95\n";
+  const Capture in_m = parse_rigid_body_csv(m, "m.csv", metres());
+  EXPECT_EQ(in_m.info().unit_in_metres, 1.0);
+  EXPECT_EQ(in_m.tracks()[0].position(1).x, 1.21); // untouched
+  // Without to_metres the millimetres stay numbers of no known unit.
+  const Capture raw = parse_rigid_body_csv(mm, "mm.csv");
+  EXPECT_EQ(raw.tracks()[0].position(1).x, 1210.0);
+}
+
+TEST(Units, DeclaredUnitsAreUsedAndSaidToBeDeclared) {
+  const std::string path = test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = load_capture(path, metres());
+  EXPECT_EQ(capture.info().unit_source, "declared");
+  EXPECT_EQ(capture.info().unit_in_metres, 0.001);
+  EXPECT_EQ(capture.info().length_unit, "mm");
+  LoadOptions extra = metres();
+  extra.length_scale = 1000; // back to millimetres: no longer "in metres"
+  EXPECT_FALSE(load_capture(path, extra).info().in_metres());
+}
+
+TEST(Units, ParseLengthUnitTakesNamesAndNumbersAndRefusesTheRest) {
+  EXPECT_EQ(parse_length_unit("mm"), 0.001);
+  EXPECT_EQ(parse_length_unit("cmu"), k_cmu);
+  EXPECT_EQ(parse_length_unit("in"), 0.0254);
+  EXPECT_EQ(parse_length_unit("0.5"), 0.5);
+  for (const char* bad : {"", "0", "-1", "nan", "inf", "meters", "1e999", "2x"}) {
+    EXPECT_FALSE(parse_length_unit(bad).has_value()) << bad;
+  }
+  LoadOptions o;
+  o.unit_in_metres = -1;
+  EXPECT_THROW(parse_bvh(figure_bvh(1.7), "x.bvh", o), LoadError);
+}
+
+TEST(Printable, KeepsValidUtf8AndShowsEveryOtherByteAsHex) {
+  EXPECT_EQ(printable("hand.x"), "hand.x");
+  EXPECT_EQ(printable("main\xc3\xa9"), "main\xc3\xa9");                // UTF-8 e-acute kept
+  EXPECT_EQ(printable("main\xe9.x"), "main\\xe9.x");                    // Latin-1 e-acute
+  EXPECT_EQ(printable(std::string("a\0b\x01\x7f", 5)), "a\\x00b\\x01\\x7f");
+  EXPECT_EQ(printable("\xc0\x80"), "\\xc0\\x80");                       // overlong NUL
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");              // a surrogate
+  EXPECT_EQ(printable("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");         // U+1F600 kept
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");     // above U+10FFFF
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                       // cut short
+}
+
+TEST(DetectFormat, BinaryBytesAreSaidToBeBinaryWithTheFormatsTried) {
+  std::string bytes(600, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>((i * 131 + 7) % 256);
+  }
+  try {
+    detect_format(bytes, "noise.bvh");
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_NE(e.message().find("look binary"), std::string::npos) << e.what();
+    for (const char* format : {"C3D", "BVH", "Motive", "Qualisys", "rigid-body CSV"}) {
+      EXPECT_NE(e.message().find(format), std::string::npos) << format << ": " << e.what();
+    }
+  }
+}
+
+} // namespace
+} // namespace odemocap
