@@ -46,7 +46,8 @@ int run_velocities(const std::string& path, const LoadOptions& load, const std::
     }
     // Columns: time, then per track vx, vy, vz (m/s, or length units/s when the capture's unit
     // is not known) and wx, wy, wz (rad/s, world frame).
-    // A sample without an estimate (a gap) has empty cells, never zeros.
+    // A sample without an estimate (a gap) has empty cells, never zeros; so have a marker's
+    // angular velocities.
     out << "time";
     for (const Track& t : capture.tracks()) {
       for (const char* c : {"vx", "vy", "vz", "wx", "wy", "wz"}) {
@@ -57,13 +58,21 @@ int run_velocities(const std::string& path, const LoadOptions& load, const std::
     const Track& first = capture.tracks().front();
     for (std::size_t i = 0; i < first.size(); ++i) {
       write_number(out, first.time(i));
-      for (const TrackVelocities& v : velocities) {
+      for (std::size_t k = 0; k < velocities.size(); ++k) {
+        const TrackVelocities& v = velocities[k];
         if (!v.valid[i]) {
           out << ",,,,,,";
           continue;
         }
-        for (double value : {v.linear[i].x, v.linear[i].y, v.linear[i].z, v.angular[i].x,
-                             v.angular[i].y, v.angular[i].z}) {
+        for (double value : {v.linear[i].x, v.linear[i].y, v.linear[i].z}) {
+          out << ',';
+          write_number(out, value);
+        }
+        if (capture.tracks()[k].position_only()) {
+          out << ",,,"; // a marker has no orientation, so no angular velocity
+          continue;
+        }
+        for (double value : {v.angular[i].x, v.angular[i].y, v.angular[i].z}) {
           out << ',';
           write_number(out, value);
         }
