@@ -1,7 +1,7 @@
 #include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
-#include "rates.hpp" // private kernel, tested against asin directly
+#include "math/rates.hpp" // private kernel, tested against asin directly
 
 #include <odemocap/error.hpp>
 #include <odemocap/velocity.hpp>

@@ -1,5 +1,5 @@
 #include "checks.hpp"
-#include "rates.hpp"
+#include "math/rates.hpp"
 
 #include <odemocap/error.hpp>
 #include <odemocap/track.hpp>

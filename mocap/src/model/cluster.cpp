@@ -1,7 +1,7 @@
 #include <odemocap/cluster.hpp>
 
 #include "checks.hpp"
-#include "text_scanner.hpp"
+#include "formats/text_scanner.hpp"
 
 #include <cmath>
 #include <limits>
