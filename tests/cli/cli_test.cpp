@@ -395,7 +395,14 @@ TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {
   const Outcome none = run("validate '" + empty.string() + "'");
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("no capture files found"), std::string::npos);
-  EXPECT_EQ(run("validate '" + odemocap::test::test_data("malformed") + "'").status, 2);
+  // The malformed corpus: some files load with what was tolerated noted (a BVH frame count
+  // that disagrees with its rows), the rest are unreadable.
+  EXPECT_EQ(run("validate '" + odemocap::test::test_data("malformed") + "'").status, 1);
+  const auto junk = dir_ / "junk";
+  std::filesystem::create_directories(junk);
+  std::ofstream(junk / "a.bvh") << "HIERARCHY\nROOT\n";
+  std::ofstream(junk / "b.csv") << "time,b.x\n0,x\n";
+  EXPECT_EQ(run("validate '" + junk.string() + "'").status, 2);
 }
 
 } // namespace

@@ -155,7 +155,9 @@ TEST(BvhLoader, AcceptsWhatFilesInTheWildContain) {
 TEST(BvhLoader, ErrorsNameLineColumnAndWhatToFix) {
   const auto error = [](const std::string& text) -> LoadError {
     try {
-      parse_bvh(text, "bad.bvh");
+      LoadOptions strict; // count disagreements are errors only when strict
+      strict.strict = true;
+      parse_bvh(text, "bad.bvh", strict);
     } catch (const LoadError& e) {
       return e;
     }
@@ -177,6 +179,56 @@ TEST(BvhLoader, ErrorsNameLineColumnAndWhatToFix) {
   const LoadError nan = error(head + "Frames: 1\nFrame Time: 0.1\n1 nan\n");
   EXPECT_EQ(nan.line(), 14u);
   EXPECT_EQ(nan.column(), 3u);
+}
+
+TEST(BvhLoader, AFrameCountThatDisagreesWithTheRowsIsToleratedWithANote) {
+  const std::string head = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 Xrotation Yrotation\n"
+                           "End Site\n{\nOFFSET 0 0 1\n}\n}\nMOTION\n";
+  // Fewer rows than announced, more rows, and an absurd count: the rows are what was recorded.
+  for (const auto& [frames, rows] : {std::pair<std::string, std::size_t>{"3", 2},
+                                     {"1", 2},
+                                     {"999999999999", 2}}) {
+    const Capture c =
+        parse_bvh(head + "Frames: " + frames + "\nFrame Time: 0.1\n1 2\n3 4\n", "count.bvh");
+    EXPECT_EQ(c.tracks()[0].size(), rows) << frames;
+    ASSERT_EQ(c.info().tolerated.size(), 1u) << frames;
+    EXPECT_NE(c.info().tolerated[0].find("'Frames: " + frames + "' (line 12) disagrees with the 2"),
+              std::string::npos)
+        << c.info().tolerated[0];
+    EXPECT_EQ(c.info().notes[0], c.info().tolerated[0]);
+  }
+  const Capture exact = parse_bvh(head + "Frames: 2\nFrame Time: 0.1\n1 2\n3 4\n", "ok.bvh");
+  EXPECT_TRUE(exact.info().tolerated.empty());
+}
+
+TEST(BvhLoader, AbsoluteRootPositionsPutTheSkeletonOnTheFloor) {
+  // An exporter's file: the root's OFFSET is its rest position, 0.9 up, and the position
+  // channels carry the same absolute position (then move 0.1 along x).
+  const std::string bvh = "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0.9 0\n"
+                          "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+                          "JOINT Leg\n{\nOFFSET 0 -0.9 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                          "End Site\n{\nOFFSET 0 0 0.1\n}\n}\n}\nMOTION\nFrames: 2\n"
+                          "Frame Time: 0.1\n0 0.9 0 0 0 0 0 0 0\n0.1 0.9 0 0 0 0 0 0 0\n";
+  const Capture automatic = parse_bvh(bvh, "absolute.bvh");
+  EXPECT_NEAR(automatic.track("Hips").position(0).y, 0.9, 1e-15);
+  EXPECT_NEAR(automatic.track("Leg").position(1).y, 0.0, 1e-15); // the foot on the floor
+  EXPECT_NEAR(automatic.track("Hips").position(1).x, 0.1, 1e-15);
+  ASSERT_FALSE(automatic.info().notes.empty());
+  EXPECT_NE(automatic.info().notes[0].find("absolute positions"), std::string::npos);
+  // The description's OFFSET + channels lifts it by its own hip height: the naive reading.
+  LoadOptions additive;
+  additive.bvh_root_positions = BvhRootPositions::Additive;
+  const Capture lifted = parse_bvh(bvh, "absolute.bvh", additive);
+  EXPECT_NEAR(lifted.track("Leg").position(1).y, 0.9, 1e-15);
+  // A root OFFSET that differs from the channels (CMU's zero OFFSET, or a placement) adds.
+  std::string placed = bvh;
+  placed.replace(placed.find("0 0.9 0 0 0 0 0 0 0\n"), 19, "0 0.0 0 0 0 0 0 0 0\n");
+  const Capture added = parse_bvh(placed, "placed.bvh");
+  EXPECT_NEAR(added.track("Hips").position(0).y, 0.9, 1e-15);
+  LoadOptions absolute;
+  absolute.bvh_root_positions = BvhRootPositions::Absolute;
+  const Capture forced = parse_bvh(placed, "placed.bvh", absolute);
+  EXPECT_NEAR(forced.track("Hips").position(0).y, 0.0, 1e-15);
 }
 
 // ---- the real CMU captures ----

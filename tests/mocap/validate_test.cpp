@@ -224,6 +224,16 @@ TEST(Validate, ARootOffsetPlacesTheSkeletonAndIsNoBone) {
   EXPECT_EQ(validate_capture(parse_bvh(bvh, "rig.bvh")).size(), 2u);
 }
 
+TEST(Validate, WhatTheLoaderToleratedIsAFinding) {
+  const char* bvh = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\nEnd Site\n{\n"
+                    "OFFSET 0 1 0\n}\n}\nMOTION\nFrames: 5\nFrame Time: 0.1\n0\n1\n2\n";
+  const auto f = validate_capture(parse_bvh(bvh, "short.bvh"));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].check, "tolerated");
+  EXPECT_EQ(f[0].severity, Severity::Warning);
+  EXPECT_NE(f[0].message.find("'Frames: 5'"), std::string::npos) << f[0].message;
+}
+
 // ---- real captures ----
 
 std::size_t count(const std::vector<Finding>& f, const std::string& check, const std::string& track) {

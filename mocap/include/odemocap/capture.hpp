@@ -34,6 +34,10 @@ struct CaptureInfo {
   /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
   /// with the data rows; one sentence each.
   std::vector<std::string> notes;
+  /// What was wrong with the file but loaded anyway (also among the notes): a header count
+  /// that disagrees with the data, a data block cut short. LoadOptions::strict refuses these
+  /// instead; `odemocap validate` reports each as a "tolerated" finding.
+  std::vector<std::string> tolerated;
 
   /// Whether stored positions are metres: the file's unit is known and no further scale was
   /// asked for (LoadOptions::length_scale 1).

@@ -43,6 +43,13 @@ enum class Format {
   QualisysTsv,  ///< Qualisys Track Manager 6DOF TSV export
 };
 
+/// How a BVH root's position channels combine with its OFFSET.
+enum class BvhRootPositions {
+  Auto,     ///< Absolute when the OFFSET equals the first frame's channels, else Additive
+  Additive, ///< OFFSET + channels, as the BVH description says
+  Absolute, ///< the channels replace the OFFSET, as Blender and three.js read them
+};
+
 /// Order of the four quaternion columns of a generic CSV whose columns are named q0..q3.
 enum class QuatOrder { WXYZ, XYZW };
 
@@ -77,6 +84,11 @@ struct LoadOptions {
   bool renormalize = false;
   /// BVH: also make tracks for End Sites ("<parent>_End").
   bool end_sites = false;
+  /// BVH: how root position channels combine with the OFFSET (see README, "BVH").
+  BvhRootPositions bvh_root_positions = BvhRootPositions::Auto;
+  /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated: a BVH `Frames:`
+  /// that disagrees with the rows, a C3D data block cut short or with a DATA_START of 0.
+  bool strict = false;
   /// Largest file accepted, in bytes (the file is read whole).
   std::size_t max_file_bytes = std::size_t{1} << 31;
 };

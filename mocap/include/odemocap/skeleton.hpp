@@ -24,6 +24,8 @@ struct Joint {
   std::vector<Channel> channels;   ///< in file order
   std::size_t first_channel = 0;   ///< column of the first channel in a motion row
   bool end_site = false;
+  /// Position channels replace the OFFSET instead of adding to it (absolute root positions).
+  bool absolute_position = false;
 };
 
 /// A hierarchy and its motion as found in the file: joints in file order (parents before

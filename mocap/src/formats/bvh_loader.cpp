@@ -1,5 +1,6 @@
 // BVH (Biovision hierarchy) loader: HIERARCHY with one or more ROOTs, JOINTs and End Sites,
 // then MOTION with a frame count, a frame time and one row of channel values per frame.
+#include "checks.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
 #include "units.hpp"
@@ -204,9 +205,13 @@ void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
   }
 }
 
-/// MOTION's frame count, frame time and rows; returns the line of each frame's row.
+/// MOTION's frame count, frame time and rows; returns the line of each frame's row. The rows
+/// are read to the end of the file: a count that disagrees with them is refused when `strict`,
+/// otherwise the rows win and `tolerated` says so. Nothing is allocated for the claimed count
+/// beyond what the remaining bytes can hold.
 std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
-                                      std::size_t text_size) {
+                                      std::size_t text_size, bool strict,
+                                      std::vector<std::string>& tolerated) {
   scanner.skip_blank();
   const std::size_t frames_line = scanner.line();
   std::size_t line = frames_line, column = scanner.column();
@@ -219,7 +224,8 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   scanner.skip_spaces();
   column = scanner.column();
   word = scanner.word();
-  if (!parse_count(word, skeleton.frame_count)) {
+  std::size_t claimed = 0;
+  if (!parse_count(word, claimed)) {
     scanner.fail_at(line, column, "the frame count must be a whole number >= 0, found " + quote(word));
   }
   scanner.skip_blank();
@@ -234,33 +240,36 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   if (!(skeleton.frame_time > 0.0)) {
     scanner.fail_at(line, column, "the frame time must be positive");
   }
-  // Each value needs a digit and a separator: refuse a claim the remaining bytes cannot hold
-  // before allocating anything for it.
+  // Each value needs a digit and a separator: a claim the remaining bytes cannot hold is wrong.
   const std::size_t remaining = text_size - scanner.offset();
   const std::size_t per_row = skeleton.channel_count == 0 ? 1 : 2 * skeleton.channel_count;
-  if (skeleton.frame_count > (remaining + 1) / per_row) {
+  const std::size_t room = (remaining + 1) / per_row;
+  if (strict && claimed > room) {
     scanner.fail_at(frames_line, 1,
-                    "Frames: " + std::to_string(skeleton.frame_count) + " claims rows of " +
+                    "Frames: " + std::to_string(claimed) + " claims rows of " +
                         std::to_string(skeleton.channel_count) + " values, but only " +
                         std::to_string(remaining) +
                         " bytes follow (the file is cut short or the count is wrong)");
   }
-  skeleton.motion.resize(skeleton.frame_count * skeleton.channel_count);
-  std::vector<std::size_t> lines(skeleton.frame_count);
-  double* value = skeleton.motion.data();
-  for (std::size_t frame = 0; frame < skeleton.frame_count; ++frame) {
+  skeleton.motion.reserve(std::min(claimed, room) * skeleton.channel_count);
+  std::vector<std::size_t> lines;
+  lines.reserve(std::min(claimed, room));
+  for (std::size_t frame = 0;; ++frame) {
     scanner.skip_blank();
     if (scanner.at_end()) {
-      scanner.fail("the file ends after " + std::to_string(frame) + " of the " +
-                   std::to_string(skeleton.frame_count) + " frames that 'Frames:' announced");
+      break;
     }
-    lines[frame] = scanner.line();
+    if (strict && frame == claimed) {
+      scanner.fail("data continues after the " + std::to_string(claimed) +
+                   " frames that 'Frames:' announced");
+    }
+    lines.push_back(scanner.line());
     for (std::size_t c = 0; c < skeleton.channel_count; ++c) {
       if (scanner.at_line_end()) {
         scanner.fail("expected " + std::to_string(skeleton.channel_count) +
                      " values (the CHANNELS total), found " + std::to_string(c));
       }
-      *value++ = scanner.number("a channel value");
+      skeleton.motion.push_back(scanner.number("a channel value"));
     }
     if (!scanner.at_line_end()) {
       const std::size_t extra = scanner.column();
@@ -270,37 +279,93 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
     }
     scanner.next_line();
   }
-  scanner.skip_blank();
-  if (!scanner.at_end()) {
-    scanner.fail("data continues after the " + std::to_string(skeleton.frame_count) +
-                 " frames that 'Frames:' announced");
+  skeleton.frame_count = lines.size();
+  if (skeleton.frame_count < claimed && strict) {
+    scanner.fail("the file ends after " + std::to_string(skeleton.frame_count) + " of the " +
+                 std::to_string(claimed) + " frames that 'Frames:' announced");
+  }
+  if (skeleton.frame_count != claimed) {
+    tolerated.push_back("'Frames: " + std::to_string(claimed) + "' (line " +
+                        std::to_string(frames_line) + ") disagrees with the " +
+                        std::to_string(skeleton.frame_count) +
+                        " data rows; the rows were loaded (LoadOptions::strict refuses this)");
+  }
+  if (skeleton.frame_count == 0) {
+    scanner.fail("MOTION has no data rows");
   }
   return lines;
 }
 
 /// The skeleton and the line of each frame's row (for errors found later, in kinematics).
-Skeleton parse_skeleton(std::string_view text, std::string_view source,
-                        std::vector<std::size_t>& frame_lines) {
+Skeleton parse_skeleton(std::string_view text, std::string_view source, bool strict,
+                        std::vector<std::size_t>& frame_lines, std::vector<std::string>& tolerated) {
   TextScanner scanner(text, source);
   Skeleton skeleton;
   parse_hierarchy(scanner, skeleton);
-  frame_lines = parse_motion(scanner, skeleton, text.size());
+  frame_lines = parse_motion(scanner, skeleton, text.size(), strict, tolerated);
   return skeleton;
+}
+
+/// Roots whose position channels hold absolute positions: their OFFSET, the rest position,
+/// equals the first frame's channels (exporters that write the rest pose into both, as
+/// Blender's exporter does). Such channels replace the OFFSET, as Blender's importer reads them
+/// (the channel minus the rest head, applied to the rest head) and three.js's loader does; the
+/// BVH description's "OFFSET + channels" would lift such a skeleton off the floor by its own
+/// height. Returns a note per root changed.
+std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPositions rule) {
+  std::vector<std::string> notes;
+  for (Joint& joint : skeleton.joints) {
+    if (joint.parent >= 0 || rule == BvhRootPositions::Additive || skeleton.frame_count == 0) {
+      continue;
+    }
+    Vec3 first = joint.offset; // the channels of frame 0, axis by axis
+    bool has_position = false;
+    for (std::size_t k = 0; k < joint.channels.size(); ++k) {
+      const double v = skeleton.value(0, joint.first_channel + k);
+      switch (joint.channels[k]) {
+      case Channel::Xposition: first.x = v; has_position = true; break;
+      case Channel::Yposition: first.y = v; has_position = true; break;
+      case Channel::Zposition: first.z = v; has_position = true; break;
+      default: break;
+      }
+    }
+    if (!has_position) {
+      continue;
+    }
+    // Component by component: norms of huge offsets overflow.
+    const auto largest = [](const Vec3& v) {
+      return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z)));
+    };
+    const double size = largest(joint.offset);
+    const bool equal = size > 0.0 && largest(first - joint.offset) <= 1e-3 * size;
+    if (rule == BvhRootPositions::Absolute || equal) {
+      joint.absolute_position = true;
+      notes.push_back("root '" + joint.name + "': its OFFSET " + detail::describe(joint.offset) +
+                      (equal ? " equals the first frame's position channels" : "") +
+                      ": the channels are absolute positions and replace it");
+    }
+  }
+  return notes;
 }
 
 } // namespace
 
 Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source) {
   std::vector<std::size_t> frame_lines;
-  return parse_skeleton(text, source, frame_lines);
+  std::vector<std::string> tolerated;
+  return parse_skeleton(text, source, false, frame_lines, tolerated);
 }
 
 Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
   std::vector<std::size_t> frame_lines;
-  Skeleton skeleton = parse_skeleton(text, source, frame_lines);
-
   CaptureInfo info;
+  Skeleton skeleton = parse_skeleton(text, source, options.strict, frame_lines, info.tolerated);
+  info.notes = info.tolerated;
+  for (std::string& note : resolve_root_positions(skeleton, options.bvh_root_positions)) {
+    info.notes.push_back(std::move(note));
+  }
+
   info.source = std::string(source);
   info.format = "bvh";
   info.frame_rate = 1.0 / skeleton.frame_time;

@@ -34,9 +34,9 @@ void forward_kinematics(const Skeleton& skeleton, std::size_t frame, std::vector
       const double s = std::sin(half);
       const double c = std::cos(half);
       switch (joint.channels[k]) {
-      case Channel::Xposition: t.x += v; break;
-      case Channel::Yposition: t.y += v; break;
-      case Channel::Zposition: t.z += v; break;
+      case Channel::Xposition: t.x = joint.absolute_position ? v : t.x + v; break;
+      case Channel::Yposition: t.y = joint.absolute_position ? v : t.y + v; break;
+      case Channel::Zposition: t.z = joint.absolute_position ? v : t.z + v; break;
       // Intrinsic composition in channel order: multiply on the right.
       case Channel::Xrotation: r = r * Quat{c, s, 0, 0}; break;
       case Channel::Yrotation: r = r * Quat{c, 0, s, 0}; break;

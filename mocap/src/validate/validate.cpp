@@ -243,6 +243,9 @@ std::vector<Finding> validate_capture(const Capture& capture, const ValidateOpti
   check_options(options);
   std::vector<Finding> findings;
   Checker checker(options, capture.info().length_label(), findings);
+  for (const std::string& defect : capture.info().tolerated) {
+    findings.push_back({"tolerated", Severity::Warning, "", 0, 0, 0.0, defect});
+  }
   for (const Track& t : capture.tracks()) {
     checker.track(t);
   }
