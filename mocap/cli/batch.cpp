@@ -50,6 +50,7 @@ FileReport validate_one(const std::string& path, const LoadOptions& load,
   } catch (const LoadError& e) {
     report.error_line = e.line();
     report.error_column = e.column();
+    report.error_byte = e.byte();
     report.findings.push_back({"parse-error", Severity::Error, "", 0, 0, 0.0, e.message()});
   } catch (const std::exception& e) { // bad options, out of memory: this file only
     report.findings.push_back({"parse-error", Severity::Error, "", 0, 0, 0.0, e.what()});

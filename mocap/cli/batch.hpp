@@ -21,6 +21,7 @@ struct FileReport {
   std::vector<Finding> findings;
   std::size_t error_line = 0;   ///< of a parse error, 0 when none or unknown
   std::size_t error_column = 0;
+  std::size_t error_byte = LoadError::k_no_byte; ///< of a parse error in a binary file
 };
 
 /// The files named by `arguments`: files as given, directories searched recursively for

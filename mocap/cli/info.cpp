@@ -178,6 +178,9 @@ int run_info(const InfoCommand& command, const LoadOptions& load) {
       nlohmann::json error{{"message", located ? located->message() : std::string(e.what())},
                            {"line", located ? located->line() : 0},
                            {"column", located ? located->column() : 0}};
+      if (located != nullptr && located->byte() != LoadError::k_no_byte) {
+        error["byte"] = located->byte();
+      }
       all.push_back({{"file", path}, {"status", "unreadable"}, {"error", std::move(error)}});
     }
   }

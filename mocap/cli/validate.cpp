@@ -23,6 +23,9 @@ nlohmann::json to_json(const FileReport& r) {
     if (f.check == "parse-error") {
       j["line"] = r.error_line;
       j["column"] = r.error_column;
+      if (r.error_byte != LoadError::k_no_byte) {
+        j["byte"] = r.error_byte;
+      }
     }
     findings.push_back(std::move(j));
   }
@@ -70,6 +73,10 @@ std::string track_name(const std::string& track) {
 }
 
 void print_finding(const FileReport& r, const Finding& f) {
+  if (f.check == "parse-error" && r.error_byte != LoadError::k_no_byte) {
+    std::printf("  error parse-error byte %zu: %s\n", r.error_byte, printable(f.message).c_str());
+    return;
+  }
   if (f.check == "parse-error") {
     std::printf("  error parse-error line %zu column %zu: %s\n", r.error_line, r.error_column,
                 printable(f.message).c_str());

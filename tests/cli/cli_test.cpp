@@ -645,3 +645,27 @@ TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Cli, BinaryFileErrorsNameTheByteNotLineZero) {
+  const std::string vicon = odemocap::test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(vicon);
+  std::ofstream(dir_ / "cut.c3d", std::ios::binary) << slurp(vicon).substr(0, 300);
+  const Outcome text = run("validate --report findings '" + (dir_ / "cut.c3d").string() + "'");
+  EXPECT_NE(text.out.find("error parse-error byte 300:"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("line 0"), std::string::npos) << text.out;
+  const nlohmann::json j =
+      nlohmann::json::parse(run("validate --format json '" + (dir_ / "cut.c3d").string() + "'").out);
+  EXPECT_EQ(j["files"][0]["findings"][0]["byte"], 300);
+  // Cut inside the data: the complete frames load, and validate says what was tolerated.
+  std::ofstream(dir_ / "short.c3d", std::ios::binary) << slurp(vicon).substr(0, 2000000);
+  const nlohmann::json s =
+      nlohmann::json::parse(run("validate --format json '" + (dir_ / "short.c3d").string() + "'").out);
+  ASSERT_EQ(s["files"][0]["status"], "findings");
+  EXPECT_EQ(s["files"][0]["findings"][0]["check"], "tolerated");
+  EXPECT_NE(s["files"][0]["findings"][0]["message"].get<std::string>().find("of the 580 announced"),
+            std::string::npos);
+}
+
+} // namespace

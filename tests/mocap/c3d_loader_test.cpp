@@ -2,6 +2,7 @@
 // PROVENANCE gives, and small files written by tests/support/c3d_builder.hpp for every storage
 // variant and for broken input.
 #include "support/c3d_builder.hpp"
+#include "support/error_message.hpp"
 #include "support/data_paths.hpp"
 #include "support/reference_math.hpp"
 
@@ -237,14 +238,86 @@ std::string error_of(const std::string& bytes) {
   return "(no error)";
 }
 
+TEST(C3dLoader, ADataSectionCutShortKeepsItsCompleteFramesWithANote) {
+  const std::string good = C3dBuilder(84).build(three_markers(84, -0.1));
+  const std::size_t data_end = 512 + 1024 + 4 * 3 * 16;
+  const Capture cut = parse_c3d(good.substr(0, data_end - 10), "cut.c3d");
+  EXPECT_EQ(cut.track("a").size(), 3u); // 3 complete frames of the 4 announced
+  ASSERT_EQ(cut.info().tolerated.size(), 1u);
+  EXPECT_NE(cut.info().tolerated[0].find("3 of the 4 announced frames (1 missing"),
+            std::string::npos)
+      << cut.info().tolerated[0];
+  const Capture whole = parse_c3d(good, "whole.c3d");
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(cut.track("b").position(i).y, whole.track("b").position(i).y);
+  }
+}
+
+TEST(C3dLoader, AZeroOrStaleDataStartParameterFallsBackOnTheHeader) {
+  for (int stale : {0, 5000}) {
+    C3dSpec spec = three_markers(84, -0.1);
+    spec.point_data_start = stale;
+    const std::string file = C3dBuilder(84).build(spec);
+    const Capture c = parse_c3d(file, "zero.c3d");
+    expect_three_markers(c, 1e-7);
+    ASSERT_EQ(c.info().tolerated.size(), 1u) << stale;
+    EXPECT_NE(c.info().tolerated[0].find("header's block 4"), std::string::npos)
+        << c.info().tolerated[0];
+    LoadOptions strict;
+    strict.strict = true;
+    EXPECT_NE(test::error_message<LoadError>([&] { parse_c3d(file, "zero.c3d", strict); })
+                  .find("POINT:DATA_START is block"),
+              std::string::npos);
+  }
+}
+
+TEST(C3dLoader, AHeaderCountingFramesFromZeroStartsAtTimeZero) {
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.first_frame = 0;
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "zero.c3d");
+  expect_three_markers(c, 1e-7);
+  EXPECT_EQ(c.track("a").time(0), 0.0);
+  EXPECT_NE(c.info().notes.back().find("first frame is 0"), std::string::npos);
+}
+
+TEST(C3dLoader, AMinusYScreenTurnsTheDataSoThatUpIsUp) {
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.y_screen = "-Z";
+  const Capture down = parse_c3d(C3dBuilder(84).build(spec), "down.c3d");
+  spec.y_screen = "+Z";
+  const Capture up = parse_c3d(C3dBuilder(84).build(spec), "up.c3d");
+  EXPECT_EQ(down.info().up_axis, Axis::Z);
+  // A half turn about a horizontal axis: z (up) changes sign, and so does one horizontal axis
+  // (a proper rotation, not the mirror image a plain z -> -z would make).
+  const Vec3 a = down.track("a").position(3);
+  const Vec3 b = up.track("a").position(3);
+  EXPECT_NEAR(a.z, -b.z, 1e-12);
+  EXPECT_NEAR(std::fabs(a.x), std::fabs(b.x), 1e-12);
+  EXPECT_NEAR(std::fabs(a.y), std::fabs(b.y), 1e-12);
+  EXPECT_NEAR(a.x * a.y, -(b.x * b.y), 1e-12);
+  EXPECT_NE(down.info().notes.back().find("-Z is up"), std::string::npos);
+}
+
 TEST(C3dLoader, BrokenFilesAreRefusedWithTheByteWhereTheyBreak) {
   const std::string good = C3dBuilder(84).build(three_markers(84, -0.1));
   ASSERT_EQ(error_of(good), "(no error)");
 
   const std::size_t data_end = 512 + 1024 + 4 * 3 * 16; // header, parameters, 4 frames
   EXPECT_EQ(error_of(good.substr(0, data_end)), "(no error)");
-  EXPECT_NE(error_of(good.substr(0, data_end - 10)).find("truncated"), std::string::npos);
   EXPECT_NE(error_of(good.substr(0, 300)).find("file ends at byte 300"), std::string::npos);
+  // Cut inside the data: refused when strict (the default keeps the complete frames, below).
+  LoadOptions strict;
+  strict.strict = true;
+  try {
+    parse_c3d(good.substr(0, data_end - 10), "cut.c3d", strict);
+    ADD_FAILURE() << "a cut data section loaded in strict mode";
+  } catch (const LoadError& e) {
+    EXPECT_NE(e.message().find("truncated"), std::string::npos) << e.what();
+    EXPECT_EQ(e.byte(), 512u + 1024u) << e.what(); // where the data section starts
+    EXPECT_EQ(e.line(), 0u);
+    EXPECT_NE(std::string(e.what()).find("cut.c3d: byte 1536: C3D:"), std::string::npos)
+        << e.what();
+  }
 
   std::string mips = C3dBuilder(86).build(three_markers(86, -0.1));
   EXPECT_NE(error_of(mips).find("MIPS"), std::string::npos);

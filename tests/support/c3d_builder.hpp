@@ -34,6 +34,8 @@ struct C3dSpec {
   bool trial_fields = false;                 ///< TRIAL:ACTUAL_START/END_FIELD (32-bit frames)
   std::vector<std::string> rotation_labels;
   std::vector<std::vector<C3dRotation>> rotations; ///< frames x bodies (ratio 1)
+  int point_data_start = -1; ///< POINT:DATA_START as written; -1: the real block
+  std::string y_screen;      ///< POINT:Y_SCREEN, e.g. "-Z"; empty: absent
 };
 
 class C3dBuilder {
@@ -94,8 +96,11 @@ public:
     integer(params, 1, "USED", points);
     real(params, 1, "SCALE", s.scale);
     real(params, 1, "RATE", s.rate);
-    integer(params, 1, "DATA_START", data_block);
+    integer(params, 1, "DATA_START", s.point_data_start >= 0 ? s.point_data_start : data_block);
     integer(params, 1, "FRAMES", frames);
+    if (!s.y_screen.empty()) {
+      text(params, 1, "Y_SCREEN", {s.y_screen});
+    }
     text(params, 1, "UNITS", {s.units});
     text(params, 1, "LABELS", s.labels);
     group(params, 2, "ANALOG");

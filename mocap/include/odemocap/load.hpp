@@ -14,15 +14,23 @@
 
 namespace odemocap {
 
-/// A file that cannot be loaded: where (path, 1-based line and column; 0 when not known) and
-/// why, in words a user can act on. what() reads "path:line:column: message".
+/// A file that cannot be loaded: where (path; in text, the 1-based line and column, 0 when not
+/// known; in binary formats, the byte offset) and why, in words a user can act on. what()
+/// reads "path:line:column: message" or "path: byte N: message".
 class LoadError : public MocapError {
 public:
+  /// No byte offset.
+  static constexpr std::size_t k_no_byte = static_cast<std::size_t>(-1);
+
   LoadError(std::string path, std::size_t line, std::size_t column, const std::string& message);
+  /// An error in a binary file at byte `offset`.
+  static LoadError at_byte(std::string path, std::size_t offset, const std::string& message);
 
   const std::string& path() const { return path_; }
   std::size_t line() const { return line_; }
   std::size_t column() const { return column_; }
+  /// Byte offset in a binary file, or k_no_byte.
+  std::size_t byte() const { return byte_; }
   /// The message without the location.
   const std::string& message() const { return message_; }
 
@@ -30,6 +38,7 @@ private:
   std::string path_;
   std::size_t line_;
   std::size_t column_;
+  std::size_t byte_ = k_no_byte;
   std::string message_;
 };
 

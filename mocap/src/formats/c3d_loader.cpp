@@ -40,17 +40,18 @@ public:
   Bytes(std::string_view data, std::string path) : data_(data), path_(std::move(path)) {}
 
   [[noreturn]] void fail(std::size_t at, const std::string& message) const {
-    throw LoadError(path_, 0, 0, "C3D: " + message + " (byte " + std::to_string(at) + ")");
+    throw LoadError::at_byte(path_, at, "C3D: " + message);
   }
   void need(std::size_t at, std::size_t count, const char* what) const {
     if (at > data_.size() || count > data_.size() - at) {
-      throw LoadError(path_, 0, 0,
-                      "C3D: " + std::string(what) + ": " + std::to_string(count) +
-                          " byte(s) needed from byte " + std::to_string(at) +
-                          ", the file ends at byte " + std::to_string(data_.size()) +
-                          " (truncated, or a wrong pointer or count)");
+      throw LoadError::at_byte(path_, std::min(at, data_.size()),
+                               "C3D: " + std::string(what) + ": " + std::to_string(count) +
+                                   " byte(s) needed from byte " + std::to_string(at) +
+                                   ", the file ends at byte " + std::to_string(data_.size()) +
+                                   " (truncated, or a wrong pointer or count)");
     }
   }
+
   std::uint8_t u8(std::size_t at, const char* what) const {
     need(at, 1, what);
     return static_cast<std::uint8_t>(data_[at]);
@@ -275,13 +276,18 @@ double unit_in_metres(const std::string& unit, std::vector<std::string>& notes) 
   return 0.001;
 }
 
-Axis up_axis_of(const Parameters& parameters) {
+/// The file's up axis from POINT:Y_SCREEN ("+Z", "-Y", ...), Z when absent; `negative` tells
+/// a "-" sign (the data is then turned so that the axis points up).
+Axis up_axis_of(const Parameters& parameters, bool& negative) {
   const std::vector<std::string> y = parameters.strings("POINT", "Y_SCREEN");
+  negative = false;
   if (!y.empty() && y[0].size() == 2) {
+    negative = y[0][0] == '-';
     switch (std::toupper(static_cast<unsigned char>(y[0][1]))) {
     case 'X': return Axis::X;
     case 'Y': return Axis::Y;
-    default: break;
+    case 'Z': return Axis::Z;
+    default: negative = false; break;
     }
   }
   return Axis::Z; // the usual laboratory convention, and what Y_SCREEN "+Z" says
@@ -356,10 +362,31 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
       parameters.count("POINT", "USED").value_or(bytes.u16(2, "header point count"));
   const std::size_t analog_values = bytes.u16(4, "header analog count");
   std::size_t first_frame = bytes.u16(6, "header first frame");
-  const std::size_t last_frame = bytes.u16(8, "header last frame");
+  std::size_t last_frame = bytes.u16(8, "header last frame");
   const double scale = parameters.number("POINT", "SCALE").value_or(bytes.f32(12, "header scale"));
-  const std::size_t data_block =
-      parameters.count("POINT", "DATA_START").value_or(bytes.u16(16, "header data start"));
+  const std::size_t header_block = bytes.u16(16, "header data start");
+  std::size_t data_block = parameters.count("POINT", "DATA_START").value_or(header_block);
+  const auto inside = [&](std::size_t block) {
+    return block >= 1 && (block - 1) * k_block < bytes.size();
+  };
+  if (data_block != header_block && !inside(data_block) && inside(header_block)) {
+    // Some writers leave POINT:DATA_START 0 (or stale) and keep the header right.
+    if (options.strict) {
+      bytes.fail(16, "POINT:DATA_START is block " + std::to_string(data_block) +
+                         ", outside the file; the header says block " +
+                         std::to_string(header_block));
+    }
+    info.tolerated.push_back("POINT:DATA_START is block " + std::to_string(data_block) +
+                             ", outside the file: the header's block " +
+                             std::to_string(header_block) + " was used");
+    data_block = header_block;
+  }
+  if (first_frame == 0 && last_frame >= first_frame) {
+    // Frame numbers count from 1; a header that counts from 0 means the same first frame.
+    info.notes.push_back("the header's first frame is 0: read as frame 1 (time 0)");
+    first_frame = 1;
+    last_frame += 1;
+  }
   const double rate = parameters.number("POINT", "RATE").value_or(bytes.f32(20, "header rate"));
   std::size_t frames = last_frame >= first_frame ? last_frame - first_frame + 1 : 0;
   if (const Parameter* start = parameters.find("TRIAL", "ACTUAL_START_FIELD")) {
@@ -396,7 +423,16 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
                       ", first " + std::to_string(first_frame) + ")");
   }
   // Every point then has at least one frame of bytes behind it: no track is made from a
-  // count alone.
+  // count alone. A data section cut short keeps its complete frames unless strict.
+  const std::size_t complete =
+      frame_bytes == 0 || data_start >= bytes.size() ? 0 : (bytes.size() - data_start) / frame_bytes;
+  if (complete < frames && complete > 0 && !options.strict) {
+    info.tolerated.push_back("the data section holds " + std::to_string(complete) + " of the " +
+                             std::to_string(frames) + " announced frames (" +
+                             std::to_string(frames - complete) +
+                             " missing: the file is cut short); the complete frames were loaded");
+    frames = complete;
+  }
   bytes.need(data_start, frames * frame_bytes, "the data section");
 
   const std::vector<std::string> units = parameters.strings("POINT", "UNITS");
@@ -405,8 +441,14 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   }
   const double unit = units.empty() ? 0.001 : unit_in_metres(units[0], info.notes);
   info.length_unit = units.empty() ? "mm" : units[0];
+  bool down = false;
+  const Axis up = up_axis_of(parameters, down);
   const detail::PoseConversion conversion =
-      detail::make_conversion(options, up_axis_of(parameters), unit, info);
+      detail::make_conversion(options, up, unit, info, 0.0, down);
+  if (down) {
+    info.notes.push_back("POINT:Y_SCREEN says -" + std::string(up == Axis::X ? "X" : up == Axis::Y ? "Y" : "Z") +
+                         " is up: the data was turned half a turn so that the axis points up");
+  }
   info.frame_rate = rate;
 
   Capture capture(info);

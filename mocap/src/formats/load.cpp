@@ -112,6 +112,13 @@ LoadError::LoadError(std::string path, std::size_t line, std::size_t column,
     : MocapError(locate(path, line, column, message)), path_(std::move(path)), line_(line),
       column_(column), message_(message) {}
 
+LoadError LoadError::at_byte(std::string path, std::size_t offset, const std::string& message) {
+  LoadError e(path + ": byte " + std::to_string(offset), 0, 0, message);
+  e.path_ = std::move(path);
+  e.byte_ = offset;
+  return e;
+}
+
 const char* to_string(Format format) {
   switch (format) {
   case Format::Auto: return "auto";
@@ -230,7 +237,7 @@ void check_options(const LoadOptions& options, std::string_view source) {
 }
 
 PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double declared_unit,
-                               CaptureInfo& info, double inferred_unit) {
+                               CaptureInfo& info, double inferred_unit, bool file_up_negative) {
   info.unit_in_metres = 0.0;
   info.unit_source.clear();
   if (options.unit_in_metres > 0.0) {
@@ -247,10 +254,11 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   PoseConversion conversion;
   conversion.scale = (info.unit_in_metres > 0.0 ? info.unit_in_metres : 1.0) * options.length_scale;
   info.length_scale = conversion.scale;
-  info.up_axis = file_up;
-  if (options.up_axis && *options.up_axis != file_up) {
-    conversion.rotation = from_to(axis_vector(file_up), axis_vector(*options.up_axis));
-    info.up_axis = *options.up_axis;
+  const Axis target = options.up_axis.value_or(file_up);
+  info.up_axis = target;
+  const Vec3 up = axis_vector(file_up) * (file_up_negative ? -1.0 : 1.0);
+  if (target != file_up || file_up_negative) {
+    conversion.rotation = from_to(up, axis_vector(target));
   }
   return conversion;
 }

@@ -30,8 +30,11 @@ struct PoseConversion {
 /// `declared_unit` metres (0 when the file declares none; `inferred_unit` then, when > 0).
 /// LoadOptions::unit_in_metres overrides both. Fills the matching CaptureInfo fields
 /// (unit_in_metres, unit_source, length_scale, up_axis).
+/// `file_up_negative`: the file's up is the negative axis (C3D Y_SCREEN "-Z"); the data is
+/// turned half a turn so that the stored axis points up.
 PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double declared_unit,
-                               CaptureInfo& info, double inferred_unit = 0.0);
+                               CaptureInfo& info, double inferred_unit = 0.0,
+                               bool file_up_negative = false);
 
 /// Converts a capture loaded without a known unit to metres (LoadOptions::to_metres) by
 /// inferring the unit from its coordinates; nothing happens when the unit is known or the
