@@ -320,7 +320,9 @@ void ReplayScene::build_props(const Capture& capture) {
   if (on_pedestals) {
     feet.clear();
     for (const Track& track : capture.tracks()) {
-      feet.push_back(&track);
+      if (track.valid_count() > 0) { // a marker column never filled has nowhere to be
+        feet.push_back(&track);
+      }
     }
   }
   std::vector<Vec3> at_start;

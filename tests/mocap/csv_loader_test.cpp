@@ -1,4 +1,5 @@
 #include "support/data_paths.hpp"
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -104,8 +105,19 @@ TEST(MotiveCsv, Version121TakeWithUnlabelledHeaderRows) {
   EXPECT_EQ(capture.info().format, "motive-csv");
   EXPECT_EQ(capture.info().up_axis, Axis::Y);
   EXPECT_EQ(capture.info().frame_rate, 120.0);
-  ASSERT_EQ(capture.tracks().size(), 1u);
+  // PROVENANCE.md: one rigid body, its 3 rigid body markers, 9 markers (6 unlabeled, 3 of
+  // which are never filled).
+  ASSERT_EQ(capture.tracks().size(), 13u);
+  const Track& solved = capture.track("Rigid Body 1_1");
+  EXPECT_TRUE(solved.position_only());
+  EXPECT_TRUE(near_vec(solved.position(0), {0.009986, 0.019136, 0.009807}, 1e-15));
+  const Track& unlabeled = capture.track("Unlabeled:108");
+  EXPECT_TRUE(unlabeled.position_only());
+  EXPECT_TRUE(near_vec(unlabeled.position(0), {-0.724127, 0.716956, 2.824065}, 1e-15));
+  EXPECT_EQ(capture.track("Unlabeled:105").valid_count(), 0u);
+  EXPECT_EQ(capture.track("Rigid Body 1:Marker1").size(), 250u);
   const Track& body = capture.track("Rigid Body 1");
+  EXPECT_FALSE(body.position_only());
   ASSERT_EQ(body.size(), 250u);
   EXPECT_EQ(body.valid_count(), 250u);
   EXPECT_NEAR(body.time(249), 249 / 120.0, 1e-6);
@@ -138,6 +150,52 @@ TEST(MotiveCsv, Version123TakeKeepsGapsJumpsAndReportsTheHeadersClaim) {
   }
   EXPECT_NE(notes.find("Total Exported Frames 190951, the file has 934 data rows"), std::string::npos) << notes;
   EXPECT_NE(notes.find("jump 4 time(s), first 72838 -> 76400"), std::string::npos) << notes;
+}
+
+/// A Motive 2.x-style export (labelled header rows) with the given Type/Name/property/axis
+/// columns after Frame and Time, and two rows of values.
+std::string motive_export(const std::string& types, const std::string& names,
+                          const std::string& properties, const std::string& axes,
+                          const std::string& row0, const std::string& row1) {
+  return "Format Version,1.23,Take Name,t,Export Frame Rate,100.000000,Total Exported Frames,2,"
+         "Rotation Type,Quaternion,Length Units,Millimeters,Coordinate Space,Global\n\n"
+         ",Type," + types + "\n,Name," + names + "\n,ID," + std::string(types.size() > 0 ? "1" : "") +
+         "\n,," + properties + "\nFrame,Time (Seconds)," + axes + "\n0,0.00," + row0 +
+         "\n1,0.01," + row1 + "\n";
+}
+
+TEST(MotiveCsv, MarkerOnlyExportsLoadAsPositionOnlyTracks) {
+  const std::string text = motive_export(
+      "Marker,Marker,Marker,Marker,Marker,Marker,Marker",
+      "Unlabeled 1036,Unlabeled 1036,Unlabeled 1036,hand:tip,hand:tip,hand:tip,hand:tip",
+      "Position,Position,Position,Position,Position,Position,Marker Quality",
+      "X,Y,Z,X,Y,Z,", "1,2,3,10,20,30,0.9", ",,,11,21,31,0.8");
+  const Capture c = parse_motive_csv(text, "markers.csv");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& unlabeled = c.track("Unlabeled 1036");
+  EXPECT_TRUE(unlabeled.position_only());
+  EXPECT_TRUE(near_vec(unlabeled.position(0), {0.001, 0.002, 0.003}, 1e-15)); // mm -> m
+  EXPECT_FALSE(unlabeled.valid(1));
+  EXPECT_TRUE(near_vec(c.track("hand:tip").position(1), {0.011, 0.021, 0.031}, 1e-15));
+}
+
+TEST(MotiveCsv, ARigidBodyMarkerNamedLikeAMarkerKeepsBothApart) {
+  const std::string text = motive_export(
+      "Rigid Body Marker,Rigid Body Marker,Rigid Body Marker,Marker,Marker,Marker",
+      "tool:M1,tool:M1,tool:M1,tool:M1,tool:M1,tool:M1", "Position,Position,Position,Position,"
+      "Position,Position", "X,Y,Z,X,Y,Z", "1,2,3,1.5,2,3", "1,2,3,1.5,2,3");
+  const Capture c = parse_motive_csv(text, "both.csv");
+  EXPECT_EQ(c.track("tool:M1").position(0).x, 0.0015);                      // measured
+  EXPECT_EQ(c.track("tool:M1 (rigid body marker)").position(0).x, 0.001); // solved
+}
+
+TEST(MotiveCsv, AnExportWithNoObjectsSaysSo) {
+  const std::string text = motive_export("Bone,Bone,Bone", "hip,hip,hip",
+                                         "Position,Position,Position", "X,Y,Z", "1,2,3", "1,2,3");
+  const std::string message =
+      test::error_message<LoadError>([&] { parse_motive_csv(text, "bones.csv"); });
+  EXPECT_NE(message.find("no rigid body and no marker"), std::string::npos) << message;
+  EXPECT_NE(message.find("only Bone"), std::string::npos) << message;
 }
 
 TEST(MotiveCsv, EulerRotationTypeIsRejectedWithAClearMessage) {

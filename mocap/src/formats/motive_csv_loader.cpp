@@ -10,6 +10,7 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <set>
 #include <map>
 
 namespace odemocap {
@@ -131,7 +132,23 @@ const std::string& cell(const std::vector<std::string>& row, std::size_t i) {
   return i < row.size() ? row[i] : empty;
 }
 
-detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::size_t& markers) {
+/// Component slot (0..6: x, y, z, qw, qx, qy, qz) of a column from its property and axis
+/// cells, or -1 for columns that are not a pose (marker quality, mean marker error).
+int slot_of(const std::string& property, const std::string& axis) {
+  if (property == "position" && axis.size() == 1 && axis[0] >= 'x' && axis[0] <= 'z') {
+    return axis[0] - 'x';
+  }
+  if (property == "rotation" && axis.size() == 1 && axis[0] >= 'w' && axis[0] <= 'z') {
+    return axis[0] == 'w' ? 3 : 4 + (axis[0] - 'x');
+  }
+  return -1;
+}
+
+/// Rigid bodies (quaternion + position) and markers (positions only: "Marker" columns, and
+/// "Rigid Body Marker" columns, where Motive puts a body's solved marker positions). A rigid
+/// body marker whose name a measured marker also has becomes "<name> (rigid body marker)".
+detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader,
+                                std::vector<std::string>& skipped_types) {
   const std::vector<std::string>* types = header_row(h, "Type", 0);
   const std::vector<std::string>* names = header_row(h, "Name", 1);
   if (types == nullptr || names == nullptr || h.rows.size() < 3) {
@@ -145,30 +162,43 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, std::siz
     reader.fail(h.columns.size() > 1 ? h.columns[1] : 1, "expected a Time column after Frame");
   }
   layout.time_column = 1;
+  std::set<std::string> measured_markers;
+  for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
+    if (lower(cell(*types, i)) == "marker") {
+      measured_markers.insert(cell(*names, i));
+    }
+  }
   for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
     const std::string type = lower(cell(*types, i));
-    if (type != "rigid body") {
-      markers += !type.empty();
+    const bool body = type == "rigid body";
+    const bool marker = type == "marker" || type == "rigid body marker";
+    if (!body && !marker) {
+      if (!type.empty() &&
+          std::find(skipped_types.begin(), skipped_types.end(), cell(*types, i)) ==
+              skipped_types.end()) {
+        skipped_types.push_back(cell(*types, i)); // bones, force plates, ...
+      }
       continue;
     }
-    const std::string& name = cell(*names, i);
+    std::string name = cell(*names, i);
     if (name.empty()) {
-      reader.fail(h.columns[i], "rigid body column " + std::to_string(i + 1) +
+      reader.fail(h.columns[i], cell(*types, i) + " column " + std::to_string(i + 1) +
                                     " has no name in the Name row");
     }
-    const std::string property = lower(cell(properties, i));
-    const std::string axis = lower(h.frame_row[i]);
-    int slot = -1;
-    if (property == "position" && axis.size() == 1 && axis[0] >= 'x' && axis[0] <= 'z') {
-      slot = axis[0] - 'x';
-    } else if (property == "rotation" && axis.size() == 1 && axis[0] >= 'w' && axis[0] <= 'z') {
-      slot = axis[0] == 'w' ? 3 : 4 + (axis[0] - 'x');
+    if (type == "rigid body marker" && measured_markers.count(name) > 0) {
+      name += " (rigid body marker)";
     }
-    if (slot < 0) {
-      continue; // error columns such as "Mean Marker Error"
+    const int slot = slot_of(lower(cell(properties, i)), lower(h.frame_row[i]));
+    if (slot < 0 || (marker && slot > 2)) {
+      continue;
     }
-    detail::assign_column(layout, name, slot, i, h.columns[i], property + " " + h.frame_row[i],
-                          reader);
+    detail::assign_column(layout, name, slot, i, h.columns[i],
+                          cell(properties, i) + " " + h.frame_row[i], reader);
+  }
+  if (layout.bodies.empty()) {
+    reader.fail(1, "the export holds no rigid body and no marker (the Type row names " +
+                       (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
+                       "): export the take with rigid bodies or markers");
   }
   detail::check_complete(layout, reader);
   return layout;
@@ -198,11 +228,11 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   const double unit = metres_per_unit(metadata, reader, info);
   const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
 
-  std::size_t markers = 0;
+  std::vector<std::string> skipped;
   const HeaderRows header = read_header_rows(reader);
-  const detail::TableLayout layout = layout_from(header, reader, markers);
-  if (markers > 0) {
-    info.notes.push_back(std::to_string(markers) + " marker column(s) skipped (rigid bodies only)");
+  const detail::TableLayout layout = layout_from(header, reader, skipped);
+  for (const std::string& type : skipped) {
+    info.notes.push_back("columns of type " + quote(type) + " skipped");
   }
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
