@@ -1,6 +1,7 @@
 // Qualisys 6DOF TSV: the real IMUSim export, whose rotation matrices are checked against its
 // own Euler angles, and small files for the variants and for broken input.
 #include "support/data_paths.hpp"
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/mocap.hpp>
@@ -173,7 +174,10 @@ TEST(QualisysTsv, BrokenFilesNameLineAndColumn) {
             std::string::npos);
   EXPECT_NE(error_of(replace(good, "FREQUENCY\t100\n", "")).find("no FREQUENCY"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(good, "6D", "3D")).find("only 6D"), std::string::npos);
+  EXPECT_NE(error_of(replace(good, "6D", "2D")).find("only 6D (rigid bodies) and 3D"),
+            std::string::npos);
+  // A 6D file relabelled 3D is read as markers and has no NO_OF_MARKERS line.
+  EXPECT_NE(error_of(replace(good, "6D", "3D")).find("no NO_OF_MARKERS"), std::string::npos);
   EXPECT_NE(error_of(replace(good, "Residual\tRot[0]", "Resid\tRot[0]")).find("'Residual'"),
             std::string::npos);
   // A wand matrix scaled by 1.1 is no rotation.
@@ -202,6 +206,72 @@ TEST(QualisysTsv, FrameCountClaimDisagreeingWithTheRowsIsNoted) {
       parse_qualisys_tsv(replace(k_modern, "NO_OF_FRAMES\t4", "NO_OF_FRAMES\t9"), "short.tsv");
   ASSERT_FALSE(c.info().notes.empty());
   EXPECT_NE(c.info().notes[0].find("NO_OF_FRAMES says 9 but the file has 4"), std::string::npos);
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+// ---- 3D (marker) exports ----
+
+const char* k_qtm_3d_header = "NO_OF_FRAMES\t4\nNO_OF_CAMERAS\t8\nNO_OF_MARKERS\t2\n"
+                              "FREQUENCY\t100\nNO_OF_ANALOG\t0\nANALOG_FREQUENCY\t0\n"
+                              "DESCRIPTION\t--\nTIME_STAMP\t2019-05-02, 10:12:01\t7.2\n"
+                              "DATA_INCLUDED\t3D\nMARKER_NAMES\tLASI\tRASI\n"
+                              "TRAJECTORY_TYPES\tMeasured\tGap-filled\n";
+
+TEST(QualisysTsv3d, MarkersWithFrameAndTimeColumnsAndGaps) {
+  const std::string text = std::string(k_qtm_3d_header) +
+                           "Frame\tTime\tLASI X\tLASI Y\tLASI Z\tRASI X\tRASI Y\tRASI Z\t\n"
+                           "1\t0.00000\t100.0\t200.0\t900.0\t0.000\t0.000\t0.000\t\n"
+                           "2\t0.01000\t101.0\t200.0\t900.0\t300.0\t200.0\t900.0\t\n"
+                           "3\t0.02000\t\t\t\t301.0\t200.0\t900.0\t\n"
+                           "4\t0.03000\t103.0\t200.0\t900.0\t302.0\t200.0\t900.0\t\n";
+  const Capture c = parse_qualisys_tsv(text, "markers.tsv");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& lasi = c.track("LASI");
+  EXPECT_TRUE(lasi.position_only());
+  EXPECT_EQ(lasi.size(), 4u);
+  EXPECT_TRUE(test::near_vec(lasi.position(1), {0.101, 0.2, 0.9}, 1e-15)); // mm -> m
+  EXPECT_FALSE(lasi.valid(2));                     // empty cells
+  EXPECT_FALSE(c.track("RASI").valid(0));          // 0, 0, 0: not seen
+  EXPECT_NEAR(c.track("RASI").time(3), 0.03, 1e-15);
+  EXPECT_EQ(c.info().frame_rate, 100.0);
+  EXPECT_TRUE(c.info().tolerated.empty());
+}
+
+TEST(QualisysTsv3d, OlderExportsWithoutColumnNamesAndACountThatDisagrees) {
+  const std::string text = std::string(k_qtm_3d_header) +
+                           "100.0\t200.0\t900.0\t300.0\t200.0\t900.0\n"
+                           "101.0\t200.0\t900.0\t301.0\t200.0\t900.0\n";
+  const Capture c = parse_qualisys_tsv(text, "old.tsv");
+  EXPECT_EQ(c.track("RASI").size(), 2u);
+  EXPECT_NEAR(c.track("RASI").time(1), 0.01, 1e-15); // row / FREQUENCY
+  EXPECT_TRUE(test::near_vec(c.track("RASI").position(1), {0.301, 0.2, 0.9}, 1e-15));
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("NO_OF_FRAMES says 4 but the file has 2"), std::string::npos);
+}
+
+TEST(QualisysTsv3d, MalformedMarkerExportsSayWhereAndWhat) {
+  const auto error = [](const std::string& text) {
+    return test::error_message<LoadError>([&] { parse_qualisys_tsv(text, "bad.tsv"); });
+  };
+  std::string names = k_qtm_3d_header;
+  names.replace(names.find("LASI\tRASI"), 9, "LASI\tLASI");
+  EXPECT_NE(error(names + "1\t2\t3\t4\t5\t6\n").find("the name 'LASI' of an earlier marker"),
+            std::string::npos);
+  std::string count = k_qtm_3d_header;
+  count.replace(count.find("NO_OF_MARKERS\t2"), 15, "NO_OF_MARKERS\t3");
+  EXPECT_NE(error(count + "1\t2\t3\t4\t5\t6\n").find("MARKER_NAMES lists 2"), std::string::npos);
+  EXPECT_NE(error(std::string(k_qtm_3d_header) + "1\t2\tx\t4\t5\t6\n").find("bad.tsv:12:5: not a number"),
+            std::string::npos)
+      << error(std::string(k_qtm_3d_header) + "1\t2\tx\t4\t5\t6\n");
+  EXPECT_NE(error(std::string(k_qtm_3d_header) + "Frame\tTime\tLASI X\tLASI Y\n1\t0\t1\t2\n")
+                .find("expected column 'LASI Z'"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(k_qtm_3d_header)).find("no data rows"), std::string::npos);
 }
 
 } // namespace

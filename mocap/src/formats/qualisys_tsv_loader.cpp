@@ -1,9 +1,11 @@
-// Qualisys Track Manager TSV export of 6DOF bodies: KEY<TAB>value header lines, one row of
+// Qualisys Track Manager TSV exports. 3D (markers): see read_markers. 6D (rigid bodies):
+// KEY<TAB>value header lines, one row of
 // column names, then one row per frame with, per body, X Y Z (mm), three Euler angles,
 // Residual and the rotation matrix Rot[0..8] stored column by column (Rot[0] = R11,
 // Rot[1] = R21, ...; checked numerically against the Euler angles in the tests). Optional
 // Frame and Time columns lead the row; an empty column may separate bodies.
 
+#include "checks.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
 
@@ -79,6 +81,137 @@ bool names(std::string_view cell, std::string_view want) {
                        t[t.size() - want.size() - 1] == ' ');
 }
 
+[[noreturn]] void fail_at(const std::string& path, std::size_t line, std::size_t column,
+                          const std::string& message) {
+  throw LoadError(path, line, column, message);
+}
+
+/// A 3D (marker) export: optional Frame and Time columns and per marker X Y Z (mm), named
+/// "<marker> X" or given once; or, in older exports, only the X Y Z triplets without a row of
+/// names. An empty cell or a 0, 0, 0 triplet is a gap (QTM writes zeros where a marker was not
+/// seen).
+Capture read_markers(const std::vector<Line>& lines, std::size_t row, double frequency,
+                     double claimed_frames, const std::vector<std::string>& marker_names,
+                     std::size_t names_header_line, const std::string& path,
+                     const LoadOptions& options) {
+  std::set<std::string_view> distinct;
+  for (std::size_t m = 0; m < marker_names.size(); ++m) {
+    if (marker_names[m].empty() || !distinct.insert(marker_names[m]).second) {
+      fail_at(path, names_header_line, 1,
+              "marker " + std::to_string(m + 1) + " has " +
+                  (marker_names[m].empty() ? "no name" : "the name '" + marker_names[m] +
+                                                             "' of an earlier marker"));
+    }
+  }
+  std::vector<Cell> cells;
+  std::size_t time_column = std::numeric_limits<std::size_t>::max();
+  std::size_t first_x = 0;
+  std::size_t data_row = row;
+  if (row < lines.size()) {
+    split_cells(lines[row].text, cells);
+    const std::string_view key = trim(cells[0].text);
+    const bool named = key.empty() || !(std::isdigit(static_cast<unsigned char>(key[0])) ||
+                                        key[0] == '-' || key[0] == '.');
+    if (named) {
+      data_row = row + 1;
+      first_x = cells.size();
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (trim(cells[c].text) == "Time") {
+          time_column = c;
+        }
+        if (names(cells[c].text, "X")) {
+          first_x = std::min(first_x, c);
+        }
+      }
+      for (std::size_t m = 0; m < marker_names.size(); ++m) {
+        for (std::size_t k = 0; k < 3; ++k) {
+          const std::size_t c = first_x + 3 * m + k;
+          const std::string axis(1, static_cast<char>('X' + k));
+          if (c >= cells.size() || !names(cells[c].text, axis)) {
+            fail_at(path, lines[row].number, c < cells.size() ? cells[c].column : 0,
+                    "marker '" + marker_names[m] + "': expected column '" + marker_names[m] +
+                        " " + axis + "', found " +
+                        (c < cells.size() ? detail::quote(cells[c].text) : "nothing"));
+          }
+        }
+      }
+    }
+  }
+  CaptureInfo info;
+  info.source = path;
+  info.format = to_string(Format::QualisysTsv);
+  info.frame_rate = frequency;
+  info.length_unit = "mm";
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 0.001, info);
+  const detail::TrackSelection selection(options.tracks);
+  selection.check_found(marker_names, path);
+  std::vector<Track> tracks;
+  for (const std::string& name : marker_names) {
+    tracks.emplace_back(name);
+    tracks.back().set_position_only(true);
+  }
+  std::size_t frame = 0;
+  double previous_time = -std::numeric_limits<double>::infinity();
+  for (std::size_t r = data_row; r < lines.size(); ++r) {
+    const Line& line = lines[r];
+    if (trim(line.text).empty()) {
+      continue;
+    }
+    split_cells(line.text, cells);
+    const auto number_at = [&](std::size_t c) {
+      if (c >= cells.size()) {
+        return std::numeric_limits<double>::quiet_NaN(); // a row cut short: the rest are gaps
+      }
+      const std::string_view t = trim(cells[c].text);
+      double out = std::numeric_limits<double>::quiet_NaN();
+      if (!t.empty() && t != "NaN" && t != "nan" && !detail::parse_double(t, out)) {
+        fail_at(path, line.number, cells[c].column, "not a number: " + detail::quote(t));
+      }
+      return out;
+    };
+    double t = static_cast<double>(frame) / frequency;
+    if (time_column != std::numeric_limits<std::size_t>::max()) {
+      t = number_at(time_column);
+      if (!(t > previous_time)) {
+        fail_at(path, line.number, time_column < cells.size() ? cells[time_column].column : 1,
+                "the time does not increase from the row before");
+      }
+    }
+    previous_time = t;
+    for (std::size_t m = 0; m < tracks.size(); ++m) {
+      const Vec3 p{number_at(first_x + 3 * m), number_at(first_x + 3 * m + 1),
+                   number_at(first_x + 3 * m + 2)};
+      const bool seen = is_finite(p) && !(p.x == 0.0 && p.y == 0.0 && p.z == 0.0);
+      try {
+        if (seen) {
+          tracks[m].append(t, {conversion.apply({p, Quat{}}).p, Quat{}});
+        } else {
+          tracks[m].append_gap(t);
+        }
+      } catch (const MocapError& e) {
+        fail_at(path, line.number, 1, e.what());
+      }
+    }
+    ++frame;
+  }
+  if (frame == 0) {
+    fail_at(path, lines.empty() ? 0 : lines.back().number, 0, "the file has no data rows");
+  }
+  if (claimed_frames != static_cast<double>(frame)) {
+    info.tolerated.push_back("NO_OF_FRAMES says " + detail::describe(claimed_frames) +
+                             " but the file has " + std::to_string(frame) +
+                             " data rows; the rows were read");
+    info.notes.push_back(info.tolerated.back());
+  }
+  Capture capture(info);
+  for (Track& track : tracks) {
+    if (selection.keep(track.name())) {
+      capture.add_track(std::move(track));
+    }
+  }
+  return capture;
+}
+
 } // namespace
 
 Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
@@ -102,6 +235,10 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     if (key == "X" || key == "Frame" || key == "Time" || names(cells[0].text, "X")) {
       break; // the column names
     }
+    if (!key.empty() && (std::isdigit(static_cast<unsigned char>(key[0])) || key[0] == '-' ||
+                         key[0] == '.')) {
+      break; // data without a row of column names (older 3D exports)
+    }
     for (char c : key) {
       if (!(std::isupper(static_cast<unsigned char>(c)) || c == '_' ||
             std::isdigit(static_cast<unsigned char>(c)))) {
@@ -119,10 +256,6 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     }
     header_line[std::string(key)] = lines[row].number;
   }
-  if (row == lines.size()) {
-    fail(lines.empty() ? 0 : lines.back().number, 0,
-         "no row of column names (a row starting with X, Frame or Time) after the header");
-  }
   const auto value = [&](const char* key) -> const std::vector<std::string>& {
     const auto it = header.find(key);
     if (it == header.end() || it->second.empty()) {
@@ -138,11 +271,28 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     }
     return v;
   };
+  const bool markers = header.count("DATA_INCLUDED") && !header["DATA_INCLUDED"].empty() &&
+                       header["DATA_INCLUDED"][0] == "3D";
+  if (row == lines.size() && !markers) {
+    fail(lines.empty() ? 0 : lines.back().number, 0,
+         "no row of column names (a row starting with X, Frame or Time) after the header");
+  }
   const double frequency = header_number("FREQUENCY");
   if (!(frequency > 0.0)) {
     fail(header_line["FREQUENCY"], 11, "FREQUENCY must be positive");
   }
   const double claimed_frames = header_number("NO_OF_FRAMES");
+  if (markers) {
+    const double claimed_markers = header_number("NO_OF_MARKERS");
+    const std::vector<std::string>& marker_names = value("MARKER_NAMES");
+    if (claimed_markers != static_cast<double>(marker_names.size())) {
+      fail(header_line["MARKER_NAMES"], 1,
+           "NO_OF_MARKERS says " + detail::quote(value("NO_OF_MARKERS")[0]) +
+               " but MARKER_NAMES lists " + std::to_string(marker_names.size()));
+    }
+    return read_markers(lines, row, frequency, claimed_frames, marker_names,
+                        header_line["MARKER_NAMES"], path, options);
+  }
   const double claimed_bodies = header_number("NO_OF_BODIES");
   const std::vector<std::string>& body_names = value("BODY_NAMES");
   if (claimed_bodies != static_cast<double>(body_names.size())) {
@@ -162,7 +312,7 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
   if (header.count("DATA_INCLUDED") && value("DATA_INCLUDED")[0] != "6D") {
     fail(header_line["DATA_INCLUDED"], 15,
          "DATA_INCLUDED is " + detail::quote(value("DATA_INCLUDED")[0]) +
-             ": only 6D (rigid body) exports are read");
+             ": only 6D (rigid bodies) and 3D (markers) exports are read");
   }
 
   // Columns: optional Frame and Time, then per body 16 named columns.
