@@ -1,6 +1,6 @@
 #pragma once
-/// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D and Qualisys
-/// 6DOF TSV.
+/// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV
+/// (6D and 3D) and Vicon Nexus CSV.
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
@@ -49,7 +49,8 @@ enum class Format {
   RigidBodyCsv, ///< generic rigid-body CSV (see README: header naming columns)
   MotiveCsv,    ///< OptiTrack Motive CSV export
   C3d,          ///< C3D (Intel or DEC): markers as position-only tracks, ROTATION group as bodies
-  QualisysTsv,  ///< Qualisys Track Manager 6DOF TSV export
+  QualisysTsv,  ///< Qualisys Track Manager TSV export: 6D (rigid bodies) or 3D (markers)
+  ViconCsv,     ///< Vicon Nexus CSV export: the Trajectories block's markers
 };
 
 /// How a BVH root's position channels combine with its OFFSET.
@@ -111,7 +112,8 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
                                  const LoadOptions& options = {});
 
 /// The format of capture data: byte 2 = 0x50 is C3D, "HIERARCHY" first is BVH,
-/// "Format Version" first is Motive, "NO_OF_FRAMES" first is Qualisys TSV, a delimited header
+/// "Format Version" first is Motive, "NO_OF_FRAMES" first is Qualisys TSV, a Vicon block name
+/// ("Trajectories", "Devices", ...) alone on the first line is Vicon CSV, a delimited header
 /// row is generic CSV. Throws LoadError when it is none of these.
 Format detect_format(std::string_view text, std::string_view source);
 
@@ -130,9 +132,14 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
 /// analog data is stepped over. Times are (frame number - 1) / POINT:RATE. Throws LoadError
 /// naming the byte offset for truncated files, wrong pointers and absurd counts.
 Capture parse_c3d(std::string_view data, std::string_view source, const LoadOptions& options = {});
-/// Qualisys 6DOF TSV (positions in mm converted to metres, Z up; residual -1 or NaN is a gap).
+/// Qualisys TSV: 6D bodies (positions in mm converted to metres, Z up; residual -1 or NaN is
+/// a gap) or 3D markers (position-only tracks; empty cells or 0, 0, 0 are gaps).
 Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
                            const LoadOptions& options = {});
+/// Vicon Nexus CSV: the Trajectories block's markers as position-only tracks (units from the
+/// units row, Z up; empty cells are gaps); other blocks are skipped with a note.
+Capture parse_vicon_csv(std::string_view text, std::string_view source,
+                        const LoadOptions& options = {});
 
 /// Metres per unit for a unit a user types: m, dm, cm, mm, in, ft, cmu (CMU BVH units, 1/0.45
 /// inch), or a positive number of metres; nullopt for anything else.
