@@ -1,6 +1,6 @@
 #pragma once
 /// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV
-/// (6D and 3D) and Vicon Nexus CSV.
+/// (6D and 3D), Vicon Nexus CSV and OpenSim TRC.
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
@@ -51,6 +51,7 @@ enum class Format {
   C3d,          ///< C3D (Intel or DEC): markers as position-only tracks, ROTATION group as bodies
   QualisysTsv,  ///< Qualisys Track Manager TSV export: 6D (rigid bodies) or 3D (markers)
   ViconCsv,     ///< Vicon Nexus CSV export: the Trajectories block's markers
+  Trc,          ///< OpenSim TRC marker file
 };
 
 /// How a BVH root's position channels combine with its OFFSET.
@@ -112,7 +113,8 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
                                  const LoadOptions& options = {});
 
 /// The format of capture data: byte 2 = 0x50 is C3D, "HIERARCHY" first is BVH,
-/// "Format Version" first is Motive, "NO_OF_FRAMES" first is Qualisys TSV, a Vicon block name
+/// "Format Version" first is Motive, "NO_OF_FRAMES" first is Qualisys TSV, "PathFileType" first
+/// is TRC, a Vicon block name
 /// ("Trajectories", "Devices", ...) alone on the first line is Vicon CSV, a delimited header
 /// row is generic CSV. Throws LoadError when it is none of these.
 Format detect_format(std::string_view text, std::string_view source);
@@ -140,6 +142,9 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
 /// units row, Z up; empty cells are gaps); other blocks are skipped with a note.
 Capture parse_vicon_csv(std::string_view text, std::string_view source,
                         const LoadOptions& options = {});
+/// OpenSim TRC: markers as position-only tracks (Units converted to metres, Y up; empty cells
+/// are gaps; a NumFrames or NumMarkers that disagrees with the data is tolerated with a note).
+Capture parse_trc(std::string_view text, std::string_view source, const LoadOptions& options = {});
 
 /// Metres per unit for a unit a user types: m, dm, cm, mm, in, ft, cmu (CMU BVH units, 1/0.45
 /// inch), or a positive number of metres; nullopt for anything else.

@@ -96,7 +96,7 @@ std::size_t binary_bytes(std::string_view data) {
 constexpr const char* k_formats_tried =
     "tried C3D (key byte 0x50 at byte 2), BVH ('HIERARCHY'), OptiTrack Motive CSV ('Format "
     "Version'), Qualisys TSV ('NO_OF_FRAMES'), Vicon Nexus CSV ('Trajectories' or another block "
-    "name) and rigid-body CSV (a delimited header row)";
+    "name), OpenSim TRC ('PathFileType') and rigid-body CSV (a delimited header row)";
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -129,6 +129,7 @@ const char* to_string(Format format) {
   case Format::C3d: return "c3d";
   case Format::QualisysTsv: return "qualisys-tsv";
   case Format::ViconCsv: return "vicon-csv";
+  case Format::Trc: return "trc";
   }
   return "?";
 }
@@ -159,6 +160,9 @@ Format detect_format(std::string_view text, std::string_view source) {
   }
   if (first_cell == "NO_OF_FRAMES") {
     return Format::QualisysTsv;
+  }
+  if (first_cell == "PathFileType") {
+    return Format::Trc;
   }
   const bool alone = line.find_first_not_of(",", first_cell.size()) == std::string_view::npos;
   if (alone && (first_cell == "Trajectories" || first_cell == "Devices" ||
@@ -193,6 +197,7 @@ Capture parse_as(Format format, std::string_view text, std::string_view source,
   case Format::C3d: return parse_c3d(text, source, options);
   case Format::QualisysTsv: return parse_qualisys_tsv(text, source, options);
   case Format::ViconCsv: return parse_vicon_csv(text, source, options);
+  case Format::Trc: return parse_trc(text, source, options);
   case Format::Auto: break;
   }
   throw LoadError(std::string(source), 0, 0, "no loader for this format");

@@ -1,0 +1,228 @@
+// OpenSim TRC (track row column) marker files: "PathFileType 4 (X/Y/Z) name", a row of keys
+// (DataRate, CameraRate, NumFrames, NumMarkers, Units, OrigDataRate, ...) and one of their
+// values, the marker names (Frame#, Time, then a name every third column), the axis names
+// (X1 Y1 Z1 X2 ...), then one row per frame. TAB-separated; an empty cell, or a row that
+// stops early, is a gap. OpenSim is Y up.
+
+#include "checks.hpp"
+#include "csv_reader.hpp"
+#include "load_common.hpp"
+#include "text_scanner.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace odemocap {
+namespace {
+
+using detail::CsvCell;
+using detail::CsvReader;
+using detail::quote;
+
+bool blank(const std::vector<CsvCell>& cells) {
+  for (const CsvCell& c : cells) {
+    if (!c.text.empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The next row that is not blank; false at the end.
+bool next_filled(CsvReader& reader, std::vector<CsvCell>& cells) {
+  while (reader.next_row(cells)) {
+    if (!blank(cells)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+double metres_per(const std::string& unit, CsvReader& reader, std::size_t column) {
+  const std::string u = detail::lower(unit);
+  if (u == "mm") {
+    return 0.001;
+  }
+  if (u == "cm") {
+    return 0.01;
+  }
+  if (u == "m") {
+    return 1.0;
+  }
+  reader.fail(column, "unknown Units " + quote(unit) + "; expected mm, cm or m");
+}
+
+} // namespace
+
+Capture parse_trc(std::string_view text, std::string_view source, const LoadOptions& options) {
+  detail::check_options(options, source);
+  CsvReader reader(text, source, '\t');
+  std::vector<CsvCell> cells;
+  if (!next_filled(reader, cells) || cells[0].text != "PathFileType") {
+    reader.fail(1, "expected 'PathFileType' on the first line of a TRC file");
+  }
+  // Keys, then their values, read by name.
+  if (!next_filled(reader, cells)) {
+    reader.fail(1, "the file ends before the DataRate ... keys");
+  }
+  std::vector<std::string> keys;
+  for (const CsvCell& c : cells) {
+    keys.emplace_back(c.text);
+  }
+  if (!next_filled(reader, cells)) {
+    reader.fail(1, "the file ends before the values of " + quote(keys[0]) + " ...");
+  }
+  std::map<std::string, std::pair<std::string, std::size_t>> values;
+  for (std::size_t i = 0; i < keys.size() && i < cells.size(); ++i) {
+    values[keys[i]] = {std::string(cells[i].text), cells[i].column};
+  }
+  const auto number = [&](const char* key, bool required, double fallback) {
+    const auto it = values.find(key);
+    if (it == values.end()) {
+      if (required) {
+        reader.fail(1, std::string("the header has no ") + key);
+      }
+      return fallback;
+    }
+    double v = 0.0;
+    if (!detail::parse_double(detail::trim(it->second.first), v)) {
+      reader.fail(it->second.second, std::string(key) + " is not a number: " + quote(it->second.first));
+    }
+    return v;
+  };
+  const double rate = number("DataRate", true, 0.0);
+  if (!(rate > 0.0) || !std::isfinite(rate)) {
+    reader.fail(values["DataRate"].second, "DataRate must be positive");
+  }
+  const double claimed_frames = number("NumFrames", false, -1.0);
+  const double claimed_markers = number("NumMarkers", false, -1.0);
+  const auto units = values.find("Units");
+  const double unit =
+      units == values.end() ? 0.0 : metres_per(units->second.first, reader, units->second.second);
+
+  // Marker names: Frame#, Time, then a name at every third column.
+  if (!next_filled(reader, cells) || detail::lower(cells[0].text).rfind("frame", 0) != 0) {
+    reader.fail(1, "expected the row of marker names (Frame#, Time, names)");
+  }
+  const std::size_t names_line = reader.line();
+  std::vector<std::string> names;
+  std::vector<std::size_t> first_column;
+  std::set<std::string> seen;
+  for (std::size_t i = 2; i < cells.size(); ++i) {
+    if (cells[i].text.empty()) {
+      continue;
+    }
+    std::string name(cells[i].text);
+    if (!seen.insert(name).second) {
+      reader.fail(cells[i].column, "a second marker named " + quote(name));
+    }
+    names.push_back(std::move(name));
+    first_column.push_back(i);
+  }
+  if (names.empty()) {
+    reader.fail(1, "the names row names no marker");
+  }
+  CaptureInfo info;
+  info.source = std::string(source);
+  info.format = to_string(Format::Trc);
+  info.frame_rate = rate;
+  info.length_unit = units == values.end() ? "" : units->second.first;
+  if (units == values.end()) {
+    info.notes.push_back("no Units in the header");
+  }
+  if (claimed_markers >= 0 && claimed_markers != static_cast<double>(names.size())) {
+    info.tolerated.push_back("NumMarkers says " + detail::describe(claimed_markers) + " but line " +
+                             std::to_string(names_line) + " names " +
+                             std::to_string(names.size()) + " markers; the names were used");
+  }
+  // The axis row: X1 Y1 Z1 under each name.
+  if (!next_filled(reader, cells)) {
+    reader.fail(1, "the file ends before the row of axis names (X1 Y1 Z1 ...)");
+  }
+  for (std::size_t m = 0; m < names.size(); ++m) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::size_t c = first_column[m] + k;
+      const char axis = static_cast<char>('X' + k);
+      if (c >= cells.size() || cells[c].text.empty() ||
+          std::toupper(static_cast<unsigned char>(cells[c].text[0])) != axis) {
+        reader.fail(c < cells.size() ? cells[c].column : 1,
+                    "marker " + quote(names[m]) + ": expected " + std::string(1, axis) +
+                        std::to_string(m + 1) + " in the axis row, found " +
+                        quote(c < cells.size() ? cells[c].text : std::string_view()));
+      }
+    }
+  }
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+  const detail::TrackSelection selection(options.tracks);
+  selection.check_found(names, source);
+  std::vector<Track> tracks;
+  for (const std::string& name : names) {
+    tracks.emplace_back(name);
+    tracks.back().set_position_only(true);
+  }
+  std::size_t rows = 0;
+  double previous = -INFINITY;
+  while (next_filled(reader, cells)) {
+    double t = 0.0;
+    if (cells.size() < 2 || detail::read_number(cells[1], false, t) != detail::CellKind::Number) {
+      reader.fail(cells.size() > 1 ? cells[1].column : 1, "the time must be a number");
+    }
+    if (!(t > previous)) {
+      reader.fail(cells[1].column, "time " + detail::describe(t) +
+                                       " s is not after the previous row's");
+    }
+    previous = t;
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      double v[3];
+      bool gap = false;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::size_t c = first_column[m] + k;
+        if (c >= cells.size()) {
+          gap = true;
+          continue;
+        }
+        const detail::CellKind kind = detail::read_number(cells[c], false, v[k]);
+        if (kind == detail::CellKind::Invalid) {
+          reader.fail(cells[c].column,
+                      "marker " + quote(names[m]) + ": not a number: " + quote(cells[c].text));
+        }
+        gap = gap || kind != detail::CellKind::Number;
+      }
+      try {
+        if (gap) {
+          tracks[m].append_gap(t);
+        } else {
+          tracks[m].append(t, {conversion.apply({{v[0], v[1], v[2]}, Quat{}}).p, Quat{}});
+        }
+      } catch (const MocapError& e) {
+        reader.fail(1, e.what());
+      }
+    }
+    ++rows;
+  }
+  if (rows == 0) {
+    reader.fail(1, "the file has no data rows");
+  }
+  if (claimed_frames >= 0 && claimed_frames != static_cast<double>(rows)) {
+    info.tolerated.push_back("NumFrames says " + detail::describe(claimed_frames) +
+                             " but the file has " + std::to_string(rows) +
+                             " data rows; the rows were read");
+  }
+  for (const std::string& t : info.tolerated) {
+    info.notes.push_back(t);
+  }
+  Capture capture(info);
+  for (Track& track : tracks) {
+    if (selection.keep(track.name())) {
+      capture.add_track(std::move(track));
+    }
+  }
+  return capture;
+}
+
+} // namespace odemocap

@@ -1,0 +1,73 @@
+// OpenSim TRC marker files. The header and the first values are those of OpenSim's
+// Applications/Scale/test/subject01_static.trc (opensim-core, Apache-2.0), cut to two markers.
+#include "support/error_message.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <gtest/gtest.h>
+
+namespace odemocap {
+namespace {
+
+const char* k_trc =
+    "PathFileType\t4\t(X/Y/Z)\tsubject01_static.trc\n"
+    "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\t"
+    "OrigNumFrames\n"
+    "60.00\t60.00\t       3\t2\tmm\t60.00\t1\t       3\n"
+    "Frame#\tTime\tR.ASIS\t\t\tL.ASIS\n"
+    "\t\tX1\tY1\tZ1\tX2\tY2\tZ2\n"
+    "\n"
+    "1\t0.000000\t608.664310\t1072.713130\t157.442150\t610.637270\t1060.495000\t-103.888650\n"
+    "2\t0.017000\t608.614440\t1072.714110\t157.562670\t\t\t\n"
+    "3\t0.033000\t608.585330\t1072.709350\t157.650510\n";
+
+TEST(Trc, OpenSimMarkersLoadInMetresWithGaps) {
+  EXPECT_EQ(detect_format(k_trc, "static.trc"), Format::Trc);
+  const Capture c = load_capture_from_memory(k_trc, "static.trc");
+  EXPECT_EQ(c.info().format, "trc");
+  EXPECT_EQ(c.info().frame_rate, 60.0);
+  EXPECT_EQ(c.info().up_axis, Axis::Y);
+  EXPECT_EQ(c.info().unit_source, "declared");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& right = c.track("R.ASIS");
+  EXPECT_TRUE(right.position_only());
+  EXPECT_TRUE(test::near_vec(right.position(0), {0.60866431, 1.07271313, 0.15744215}, 1e-15));
+  EXPECT_EQ(right.time(1), 0.017); // the Time column, as written
+  const Track& left = c.track("L.ASIS");
+  EXPECT_TRUE(left.valid(0));
+  EXPECT_FALSE(left.valid(1)); // empty cells
+  EXPECT_FALSE(left.valid(2)); // the row stops early
+  EXPECT_TRUE(c.info().tolerated.empty());
+}
+
+TEST(Trc, CountsThatDisagreeAreToleratedAndBrokenFilesAreLocated) {
+  std::string text = k_trc;
+  text.replace(text.find("       3\t2"), 10, "     300\t49");
+  const Capture c = parse_trc(text, "cut.trc");
+  ASSERT_EQ(c.info().tolerated.size(), 2u);
+  EXPECT_NE(c.info().tolerated[0].find("NumMarkers says 49 but line 4 names 2"), std::string::npos);
+  EXPECT_NE(c.info().tolerated[1].find("NumFrames says 300 but the file has 3"), std::string::npos);
+
+  const auto error = [](const std::string& t) {
+    return test::error_message<LoadError>([&] { parse_trc(t, "bad.trc"); });
+  };
+  std::string bad = k_trc;
+  bad.replace(bad.find("157.562670"), 10, "157.5x2670");
+  EXPECT_NE(error(bad).find("bad.trc:8:"), std::string::npos) << error(bad);
+  EXPECT_NE(error(bad).find("not a number: '157.5x2670'"), std::string::npos);
+  std::string units = k_trc;
+  units.replace(units.find("\tmm\t"), 4, "\tft\t");
+  EXPECT_NE(error(units).find("unknown Units 'ft'"), std::string::npos);
+  std::string axes = k_trc;
+  axes.replace(axes.find("X2"), 2, "Q2");
+  EXPECT_NE(error(axes).find("expected X2 in the axis row"), std::string::npos) << error(axes);
+  std::string back = k_trc;
+  back.replace(back.find("0.033000"), 8, "0.010000");
+  EXPECT_NE(error(back).find("is not after the previous row's"), std::string::npos);
+  EXPECT_NE(error("PathFileType\t4\nDataRate\n0\n").find("DataRate must be positive"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace odemocap
