@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
                "riding on a tray)"};
   Arguments args;
   app.add_option("--capture", args.capture,
-                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV)")
+                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, Vicon Nexus CSV, OpenSim TRC)")
       ->capture_default_str();
   app.add_option("--unit", args.unit,
                  "length unit of the file's numbers: m, dm, cm, mm, in, ft, cmu or metres per "

@@ -15,7 +15,7 @@ namespace {
 using odemocap::LoadOptions;
 
 constexpr const char* k_formats =
-    "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D and Qualisys TSV";
+    "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV (6D, 3D), Vicon Nexus CSV, OpenSim TRC";
 
 /// A finite number > 0 (CLI11's PositiveNumber lets NaN through and words 0 badly).
 const CLI::Validator k_positive(
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
               "track: samples, kind, position ranges, largest speeds (exit 1 when a file is "
               "unreadable)");
   info->add_option("PATH", info_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d, .tsv), glob patterns")
+                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc), glob patterns")
       ->required();
   info->add_option("--format", info_format, "text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
                   "has an error (with --strict: a warning); 2: usage error or nothing readable");
   validate
       ->add_option("PATH", validate_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d and .tsv), glob patterns")
+                   "files, directories (searched for .bvh, .csv, .c3d, .tsv and .trc), glob patterns")
       ->required();
   validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")
       ->check(k_count);
