@@ -19,7 +19,8 @@ bool is_capture_name(const fs::path& p) {
   for (char& c : ext) {
     c = static_cast<char>(c | 0x20);
   }
-  return ext == ".bvh" || ext == ".csv" || ext == ".c3d" || ext == ".tsv" || ext == ".trc";
+  return ext == ".bvh" || ext == ".csv" || ext == ".c3d" || ext == ".tsv" || ext == ".trc" ||
+         ext == ".amc";
 }
 
 bool has_glob_characters(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }

@@ -1,6 +1,6 @@
 #pragma once
 /// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV
-/// (6D and 3D), Vicon Nexus CSV and OpenSim TRC.
+/// (6D and 3D), Vicon Nexus CSV, OpenSim TRC and Acclaim ASF/AMC.
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
@@ -52,6 +52,7 @@ enum class Format {
   QualisysTsv,  ///< Qualisys Track Manager TSV export: 6D (rigid bodies) or 3D (markers)
   ViconCsv,     ///< Vicon Nexus CSV export: the Trajectories block's markers
   Trc,          ///< OpenSim TRC marker file
+  AsfAmc,       ///< Acclaim AMC motion with its ASF skeleton (CMU's native format)
 };
 
 /// How a BVH root's position channels combine with its OFFSET.
@@ -88,13 +89,18 @@ struct LoadOptions {
   std::vector<std::string> tracks;
   /// Generic CSV: order of columns named <body>.q0 .. <body>.q3.
   QuatOrder quat_order = QuatOrder::WXYZ;
-  /// Generic CSV: sample rate (Hz) for files with a frame column but no time column.
+  /// Sample rate (Hz) of files that do not state one: generic CSV with a frame column but no
+  /// time column, and AMC (default 120, CMU's).
   double frame_rate = 0.0;
   /// CSV: scale every non-degenerate quaternion to unit length instead of refusing those off
   /// by more than Track::k_unit_tolerance; how many were changed is in the capture's notes.
   bool renormalize = false;
-  /// BVH: also make tracks for End Sites ("<parent>_End").
+  /// BVH, ASF/AMC: also make tracks for End Sites ("<parent>_End"; for ASF the ends of the
+  /// bones).
   bool end_sites = false;
+  /// ASF/AMC: the .asf skeleton of an .amc; empty: <subject>.asf beside <subject>_<trial>.amc,
+  /// or the only .asf in the AMC's directory.
+  std::string skeleton_file;
   /// BVH: how root position channels combine with the OFFSET (see README, "BVH").
   BvhRootPositions bvh_root_positions = BvhRootPositions::Auto;
   /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated: a BVH `Frames:`
@@ -142,6 +148,12 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
 /// units row, Z up; empty cells are gaps); other blocks are skipped with a note.
 Capture parse_vicon_csv(std::string_view text, std::string_view source,
                         const LoadOptions& options = {});
+/// Acclaim ASF (skeleton) and AMC (motion) text: one track per bone at the bone's start (the
+/// joint it turns about), oriented by the bone's rotation from the rest pose, like a BVH
+/// joint; lengths are inches times the ASF's :units length (converted to metres); Y up. The
+/// rest pose becomes capture.skeleton() (offsets only, no channels). Throws LoadError.
+Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
+                      std::string_view source, const LoadOptions& options = {});
 /// OpenSim TRC: markers as position-only tracks (Units converted to metres, Y up; empty cells
 /// are gaps; a NumFrames or NumMarkers that disagrees with the data is tolerated with a note).
 Capture parse_trc(std::string_view text, std::string_view source, const LoadOptions& options = {});

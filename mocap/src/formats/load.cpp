@@ -96,7 +96,8 @@ std::size_t binary_bytes(std::string_view data) {
 constexpr const char* k_formats_tried =
     "tried C3D (key byte 0x50 at byte 2), BVH ('HIERARCHY'), OptiTrack Motive CSV ('Format "
     "Version'), Qualisys TSV ('NO_OF_FRAMES'), Vicon Nexus CSV ('Trajectories' or another block "
-    "name), OpenSim TRC ('PathFileType') and rigid-body CSV (a delimited header row)";
+    "name), OpenSim TRC ('PathFileType'), Acclaim AMC ('#!OML:ASF', ':FULLY-SPECIFIED') and "
+    "rigid-body CSV (a delimited header row)";
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -130,6 +131,7 @@ const char* to_string(Format format) {
   case Format::QualisysTsv: return "qualisys-tsv";
   case Format::ViconCsv: return "vicon-csv";
   case Format::Trc: return "trc";
+  case Format::AsfAmc: return "asf-amc";
   }
   return "?";
 }
@@ -149,6 +151,17 @@ Format detect_format(std::string_view text, std::string_view source) {
   rest.remove_prefix(start);
   if (rest.substr(0, 9) == "HIERARCHY") {
     return Format::Bvh;
+  }
+  // Acclaim: AMC motion ("#!OML:ASF", ":FULLY-SPECIFIED", ":DEGREES"), or an ASF skeleton.
+  for (std::string_view keyword : {"#!OML:ASF", ":FULLY-SPECIFIED", ":DEGREES", ":RADIANS"}) {
+    if (rest.substr(0, keyword.size()) == keyword) {
+      return Format::AsfAmc;
+    }
+  }
+  if (rest.substr(0, 8) == ":version" || rest.substr(0, 9) == "# AST/ASF") {
+    throw LoadError(std::string(source), 1, 1,
+                    "this is an Acclaim ASF skeleton, without motion: load the .amc motion "
+                    "that goes with it (the .asf beside it is found)");
   }
   const std::string_view line = detail::first_line(rest);
   std::string_view first_cell = line.substr(0, line.find_first_of(",;\t"));
@@ -198,6 +211,15 @@ Capture parse_as(Format format, std::string_view text, std::string_view source,
   case Format::QualisysTsv: return parse_qualisys_tsv(text, source, options);
   case Format::ViconCsv: return parse_vicon_csv(text, source, options);
   case Format::Trc: return parse_trc(text, source, options);
+  case Format::AsfAmc: {
+    if (options.skeleton_file.empty()) {
+      throw LoadError(std::string(source), 0, 0,
+                      "AMC motion needs its ASF skeleton: set LoadOptions::skeleton_file, or "
+                      "load the .amc from a file with its .asf beside it");
+    }
+    const std::string asf = read_file(options.skeleton_file, options.max_file_bytes);
+    return parse_asf_amc(asf, text, source, options);
+  }
   case Format::Auto: break;
   }
   throw LoadError(std::string(source), 0, 0, "no loader for this format");
@@ -214,8 +236,16 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
 
 Capture load_capture(const std::string& path, const LoadOptions& options) {
   const std::string text = read_file(path, options.max_file_bytes);
+  const auto with_skeleton = [&](Format format) {
+    if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
+      return parse_as(format, text, path, options);
+    }
+    LoadOptions found = options;
+    found.skeleton_file = detail::find_asf_for(path);
+    return parse_as(format, text, path, found);
+  };
   if (options.format != Format::Auto) {
-    return parse_as(options.format, text, path, options);
+    return with_skeleton(options.format);
   }
   // A name that promises BVH or C3D on content that is something else is a wrong file, not a
   // CSV to be read as one.
@@ -229,7 +259,7 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
                         "; its content reads as " + to_string(found) +
                         " (give the format explicitly to load it as that)");
   }
-  return parse_as(found, text, path, options);
+  return with_skeleton(found);
 }
 
 namespace detail {

@@ -41,6 +41,10 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
 /// option is off.
 void coordinates_to_metres(Capture& capture, const LoadOptions& options);
 
+/// The .asf skeleton of an .amc motion: <subject>.asf beside <subject>_<trial>.amc, or the
+/// only .asf in its directory. Throws LoadError naming what was looked for.
+std::string find_asf_for(const std::string& amc_path);
+
 /// The tracks a caller asked for.
 class TrackSelection {
 public:
