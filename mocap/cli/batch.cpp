@@ -20,7 +20,7 @@ bool is_capture_name(const fs::path& p) {
     c = static_cast<char>(c | 0x20);
   }
   return ext == ".bvh" || ext == ".csv" || ext == ".c3d" || ext == ".tsv" || ext == ".trc" ||
-         ext == ".amc";
+         ext == ".amc" || ext == ".mvnx";
 }
 
 bool has_glob_characters(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }

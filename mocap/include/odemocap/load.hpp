@@ -1,6 +1,6 @@
 #pragma once
 /// Loading captures from files: BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV
-/// (6D and 3D), Vicon Nexus CSV, OpenSim TRC and Acclaim ASF/AMC.
+/// (6D and 3D), Vicon Nexus CSV, OpenSim TRC, Acclaim ASF/AMC and Xsens MVNX.
 
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
@@ -53,6 +53,7 @@ enum class Format {
   ViconCsv,     ///< Vicon Nexus CSV export: the Trajectories block's markers
   Trc,          ///< OpenSim TRC marker file
   AsfAmc,       ///< Acclaim AMC motion with its ASF skeleton (CMU's native format)
+  Mvnx,         ///< Xsens MVN XML export: segment orientations and positions
 };
 
 /// How a BVH root's position channels combine with its OFFSET.
@@ -154,6 +155,9 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
 /// rest pose becomes capture.skeleton() (offsets only, no channels). Throws LoadError.
 Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
                       std::string_view source, const LoadOptions& options = {});
+/// Xsens MVNX: one track per segment (quaternion w x y z and position in m per frame of type
+/// "normal", times from the "time" attribute in ms; Z up). Errors carry the byte offset.
+Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOptions& options = {});
 /// OpenSim TRC: markers as position-only tracks (Units converted to metres, Y up; empty cells
 /// are gaps; a NumFrames or NumMarkers that disagrees with the data is tolerated with a note).
 Capture parse_trc(std::string_view text, std::string_view source, const LoadOptions& options = {});

@@ -96,7 +96,7 @@ std::size_t binary_bytes(std::string_view data) {
 constexpr const char* k_formats_tried =
     "tried C3D (key byte 0x50 at byte 2), BVH ('HIERARCHY'), OptiTrack Motive CSV ('Format "
     "Version'), Qualisys TSV ('NO_OF_FRAMES'), Vicon Nexus CSV ('Trajectories' or another block "
-    "name), OpenSim TRC ('PathFileType'), Acclaim AMC ('#!OML:ASF', ':FULLY-SPECIFIED') and "
+    "name), OpenSim TRC ('PathFileType'), Acclaim AMC ('#!OML:ASF', ':FULLY-SPECIFIED'), Xsens MVNX ('<mvnx') and "
     "rigid-body CSV (a delimited header row)";
 
 std::string lower_extension(const std::string& path) {
@@ -132,6 +132,7 @@ const char* to_string(Format format) {
   case Format::ViconCsv: return "vicon-csv";
   case Format::Trc: return "trc";
   case Format::AsfAmc: return "asf-amc";
+  case Format::Mvnx: return "mvnx";
   }
   return "?";
 }
@@ -151,6 +152,14 @@ Format detect_format(std::string_view text, std::string_view source) {
   rest.remove_prefix(start);
   if (rest.substr(0, 9) == "HIERARCHY") {
     return Format::Bvh;
+  }
+  if (rest.substr(0, 5) == "<?xml" || rest.substr(0, 5) == "<mvnx") {
+    if (rest.substr(0, 1024).find("<mvnx") != std::string_view::npos) {
+      return Format::Mvnx;
+    }
+    throw LoadError(std::string(source), 1, 1,
+                    "an XML file that is not an Xsens MVNX export (no <mvnx> element near the "
+                    "start)");
   }
   // Acclaim: AMC motion ("#!OML:ASF", ":FULLY-SPECIFIED", ":DEGREES"), or an ASF skeleton.
   for (std::string_view keyword : {"#!OML:ASF", ":FULLY-SPECIFIED", ":DEGREES", ":RADIANS"}) {
@@ -211,6 +220,7 @@ Capture parse_as(Format format, std::string_view text, std::string_view source,
   case Format::QualisysTsv: return parse_qualisys_tsv(text, source, options);
   case Format::ViconCsv: return parse_vicon_csv(text, source, options);
   case Format::Trc: return parse_trc(text, source, options);
+  case Format::Mvnx: return parse_mvnx(text, source, options);
   case Format::AsfAmc: {
     if (options.skeleton_file.empty()) {
       throw LoadError(std::string(source), 0, 0,

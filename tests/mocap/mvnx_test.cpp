@@ -1,0 +1,80 @@
+// Xsens MVNX: a file in the layout of MVN's XML export (mvnx > subject frameRate > segments,
+// frames with identity/tpose reference frames, then frames of type "normal" with orientation
+// w x y z and position per segment), written here from the MVN user manual's description.
+#include "support/error_message.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/load.hpp>
+
+#include <gtest/gtest.h>
+
+namespace odemocap {
+namespace {
+
+std::string mvnx(const std::string& frames) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mvnx version=\"4\">\n"
+         "<mvn version=\"2021.0.0\" build=\"1\"/>\n<comment></comment>\n"
+         "<subject label=\"P01\" torsoColor=\"#ea6852\" frameRate=\"60\" segmentCount=\"2\" "
+         "recDate=\"Mon Jan 01 2024\" originalFilename=\"walk.mvn\">\n"
+         "<segments>\n<segment label=\"Pelvis\" id=\"1\"><points/></segment>\n"
+         "<segment label=\"RightHand\" id=\"2\"><points/></segment>\n</segments>\n"
+         "<frames segmentCount=\"2\" sensorCount=\"0\" jointCount=\"1\">\n"
+         "<frame time=\"0\" type=\"identity\"><orientation>1 0 0 0 1 0 0 0</orientation>"
+         "<position>0 0 0 0 0 0</position></frame>\n"
+         "<frame time=\"0\" type=\"tpose\"><orientation>1 0 0 0 1 0 0 0</orientation>"
+         "<position>0 0 1 0.5 0 1.4</position></frame>\n" +
+         frames + "</frames>\n</subject>\n</mvnx>\n";
+}
+
+const std::string k_frames =
+    "<frame time=\"0\" index=\"0\" tc=\"00:00:00:00\" ms=\"1000\" type=\"normal\">"
+    "<orientation>1 0 0 0 0.707106781186548 0 0 0.707106781186548</orientation>"
+    "<position>0.1 0.2 0.95 0.6 0.2 1.3</position><velocity>0 0 0 0 0 0</velocity></frame>\n"
+    "<frame time=\"17\" index=\"1\" tc=\"00:00:00:01\" ms=\"1017\" type=\"normal\">"
+    "<orientation>1 0 0 0 0.5 0.5 0.5 0.5</orientation>"
+    "<position>0.11 0.2 0.95 0.61 0.2 1.3</position></frame>\n";
+
+TEST(Mvnx, SegmentsBecomeTracksFromTheNormalFrames) {
+  const std::string text = mvnx(k_frames);
+  EXPECT_EQ(detect_format(text, "walk.mvnx"), Format::Mvnx);
+  const Capture c = load_capture_from_memory(text, "walk.mvnx");
+  EXPECT_EQ(c.info().format, "mvnx");
+  EXPECT_EQ(c.info().frame_rate, 60.0);
+  EXPECT_EQ(c.info().up_axis, Axis::Z);
+  EXPECT_TRUE(c.info().in_metres());
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& hand = c.track("RightHand");
+  ASSERT_EQ(hand.size(), 2u); // the identity and T-pose reference frames are not motion
+  EXPECT_EQ(hand.time(1), 0.017);
+  EXPECT_TRUE(test::near_vec(hand.position(0), {0.6, 0.2, 1.3}, 1e-15));
+  // w x y z: a quarter turn about z, then a third of a turn about (1, 1, 1).
+  EXPECT_TRUE(test::same_rotation(hand.orientation(0), from_axis_angle({0, 0, 1}, M_PI / 2), 1e-12));
+  EXPECT_TRUE(test::same_rotation(hand.orientation(1),
+                                  from_axis_angle(normalized(Vec3{1, 1, 1}), 2 * M_PI / 3), 1e-12));
+}
+
+TEST(Mvnx, BrokenFilesNameTheByteAndWhat) {
+  const auto error = [](const std::string& text) {
+    return test::error_message<LoadError>([&] { parse_mvnx(text, "bad.mvnx"); });
+  };
+  EXPECT_NE(error("<mvnx><subject").find("not well-formed XML"), std::string::npos);
+  EXPECT_NE(error("<mvnx><subject").find("bad.mvnx: byte "), std::string::npos);
+  std::string short_row = k_frames;
+  short_row.replace(short_row.find("0.6 0.2 1.3"), 11, "0.6 0.2");
+  EXPECT_NE(error(mvnx(short_row)).find("<position> must hold 3 numbers for each of the 2"),
+            std::string::npos);
+  std::string backwards = k_frames;
+  backwards.replace(backwards.find("time=\"17\""), 9, "time=\"-5\"");
+  EXPECT_NE(error(mvnx(backwards)).find("frame time -5 ms"), std::string::npos);
+  std::string zero = k_frames;
+  zero.replace(zero.find("<orientation>1 0 0 0 0.707"), 20, "<orientation>0 0 0 0 ");
+  EXPECT_NE(error(mvnx(zero)).find("segment 'Pelvis'"), std::string::npos) << error(mvnx(zero));
+  EXPECT_NE(error(mvnx("")).find("no <frame type=\"normal\">"), std::string::npos);
+  EXPECT_NE(test::error_message<LoadError>([] {
+              load_capture_from_memory("<?xml version=\"1.0\"?><svg/>", "x.mvnx");
+            }).find("not an Xsens MVNX"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace odemocap
