@@ -4,7 +4,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <functional>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -162,6 +166,186 @@ void c3d_load(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
 }
+
+// ---- the marker and segment formats: real marker data (the Vicon trial's 51 markers x 580
+// frames, in mm with 6 significant digits, gaps left empty) written in each format's layout,
+// so every loader reads the same numbers; AMC from CMU 131_03's first frames repeated to 1100
+// frames; MVNX from 23 segments x 1000 frames of changing poses.
+
+std::string six(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+const Capture& vicon_markers() {
+  static const Capture capture = [] {
+    LoadOptions mm;
+    mm.unit_in_metres = 1.0; // the file's numbers
+    const std::string& bytes = vicon_c3d();
+    return bytes.empty() ? Capture() : parse_c3d(bytes, "Vicon.c3d", mm);
+  }();
+  return capture;
+}
+
+/// Rows of the markers: `lead(i)` starts row i, `sep` between cells, gaps as empty cells.
+std::string marker_rows(const std::function<std::string(std::size_t)>& lead, char sep) {
+  const Capture& c = vicon_markers();
+  std::string out;
+  for (std::size_t i = 0; !c.tracks().empty() && i < c.tracks()[0].size(); ++i) {
+    out += lead(i);
+    for (const Track& t : c.tracks()) {
+      for (int k = 0; k < 3; ++k) {
+        out += sep;
+        if (t.valid(i)) {
+          const Vec3& p = t.position(i);
+          out += six(k == 0 ? p.x : k == 1 ? p.y : p.z);
+        }
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+const std::string& vicon_csv_text() {
+  static const std::string text = [] {
+    const Capture& c = vicon_markers();
+    std::string out = "Trajectories\n100\n,";
+    std::string axes = "Frame,Sub Frame", units = ",";
+    for (const Track& t : c.tracks()) {
+      out += "," + t.name() + ",,";
+      axes += ",X,Y,Z";
+      units += ",mm,mm,mm";
+    }
+    return out + "\n" + axes + "\n" + units + "\n" +
+           marker_rows([](std::size_t i) { return std::to_string(i + 1) + ",0"; }, ',');
+  }();
+  return text;
+}
+
+const std::string& trc_text() {
+  static const std::string text = [] {
+    const Capture& c = vicon_markers();
+    std::string out = "PathFileType\t4\t(X/Y/Z)\tVicon.trc\nDataRate\tCameraRate\tNumFrames\t"
+                      "NumMarkers\tUnits\n100\t100\t580\t" +
+                      std::to_string(c.tracks().size()) + "\tmm\nFrame#\tTime";
+    std::string axes = "\t";
+    for (std::size_t m = 0; m < c.tracks().size(); ++m) {
+      out += "\t" + c.tracks()[m].name() + "\t\t";
+      const std::string n = std::to_string(m + 1);
+      axes += "\tX" + n + "\tY" + n + "\tZ" + n;
+    }
+    return out + "\n" + axes + "\n\n" +
+           marker_rows([](std::size_t i) { return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i)); },
+                       '\t');
+  }();
+  return text;
+}
+
+const std::string& qtm_3d_text() {
+  static const std::string text = [] {
+    const Capture& c = vicon_markers();
+    std::string out = "NO_OF_FRAMES\t580\nNO_OF_CAMERAS\t8\nNO_OF_MARKERS\t" +
+                      std::to_string(c.tracks().size()) +
+                      "\nFREQUENCY\t100\nDATA_INCLUDED\t3D\nMARKER_NAMES";
+    std::string names = "Frame\tTime";
+    for (const Track& t : c.tracks()) {
+      out += "\t" + t.name();
+      names += "\t" + t.name() + " X\t" + t.name() + " Y\t" + t.name() + " Z";
+    }
+    return out + "\n" + names + "\n" +
+           marker_rows([](std::size_t i) { return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i)); },
+                       '\t');
+  }();
+  return text;
+}
+
+const std::string& asf_text() {
+  static const std::string text = read(std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131.asf");
+  return text;
+}
+
+const std::string& amc_text() {
+  static const std::string text = [] {
+    const std::string first3 = read(std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03_first3.amc");
+    std::vector<std::string> frames; // the bone lines of frames 1, 2, 3
+    std::istringstream in(first3);
+    std::string out, line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') {
+        line.pop_back();
+      }
+      if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) {
+        frames.emplace_back();
+      } else if (frames.empty()) {
+        out += line + "\n";
+      } else {
+        frames.back() += line + "\n";
+      }
+    }
+    for (std::size_t f = 0; f < 1100; ++f) {
+      out += std::to_string(f + 1) + "\n" + frames[f % frames.size()];
+    }
+    return out;
+  }();
+  return text;
+}
+
+const std::string& mvnx_text() {
+  static const std::string text = [] {
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mvnx version=\"4\">\n"
+                      "<subject label=\"s\" frameRate=\"60\" segmentCount=\"23\">\n<segments>\n";
+    for (int s = 0; s < 23; ++s) {
+      out += "<segment label=\"Segment" + std::to_string(s) + "\" id=\"" + std::to_string(s + 1) +
+             "\"/>\n";
+    }
+    out += "</segments>\n<frames segmentCount=\"23\">\n";
+    for (int f = 0; f < 1000; ++f) {
+      out += "<frame time=\"" + std::to_string(f * 17) + "\" type=\"normal\"><orientation>";
+      for (int s = 0; s < 23; ++s) {
+        const double a = 0.001 * f + 0.1 * s;
+        out += six(std::cos(a)) + " " + six(std::sin(a)) + " 0 0 ";
+      }
+      out += "</orientation><position>";
+      for (int s = 0; s < 23; ++s) {
+        out += six(0.01 * f) + " " + six(0.1 * s) + " " + six(1.0 + 0.01 * s) + " ";
+      }
+      out += "</position></frame>\n";
+    }
+    return out + "</frames>\n</subject>\n</mvnx>\n";
+  }();
+  return text;
+}
+
+template <const std::string& (*Text)(), Capture (*Parse)(std::string_view, std::string_view,
+                                                         const LoadOptions&)>
+void parse_text(benchmark::State& state) {
+  const std::string& text = Text();
+  if (text.size() < 200) {
+    state.SkipWithError("../shared/data/ezc3d is not beside the checkout");
+    return;
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(Parse(text, "bench", LoadOptions{}));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
+Capture parse_amc(std::string_view text, std::string_view source, const LoadOptions& options) {
+  return parse_asf_amc(asf_text(), text, source, options);
+}
+
+BENCHMARK_TEMPLATE(floor_from_chars, vicon_csv_text, ',')->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(parse_text, vicon_csv_text, parse_vicon_csv)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(floor_from_chars, trc_text, '\t')->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(parse_text, trc_text, parse_trc)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(floor_from_chars, qtm_3d_text, '\t')->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(parse_text, qtm_3d_text, parse_qualisys_tsv)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(floor_from_chars, amc_text, ' ')->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(parse_text, amc_text, parse_amc)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(floor_from_chars, mvnx_text, '<')->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(parse_text, mvnx_text, parse_mvnx)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_TEMPLATE(floor_from_chars, cmu_text, ' ')->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_parse)->Unit(benchmark::kMillisecond);

@@ -59,8 +59,9 @@ std::vector<Line> lines_of(std::string_view text) {
   return out;
 }
 
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
+/// The words of `line` (separated by white space and parentheses) into `out`.
+void split_words(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   std::size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' ||
@@ -76,6 +77,11 @@ std::vector<std::string_view> words(std::string_view line) {
       out.push_back(line.substr(start, i - start));
     }
   }
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  split_words(line, out);
   return out;
 }
 
@@ -95,7 +101,24 @@ Quat euler(const Vec3& a, std::string_view order) {
     const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(axis)));
     const Vec3 unit = c == 'X' ? Vec3{1, 0, 0} : c == 'Y' ? Vec3{0, 1, 0} : Vec3{0, 0, 1};
     const double angle = c == 'X' ? a.x : c == 'Y' ? a.y : a.z;
-    q = from_axis_angle(unit, angle) * q;
+    if (angle != 0.0) { // bones turn about one or two of their axes: skip the rest
+      q = from_axis_angle(unit, angle) * q;
+    }
+  }
+  return q;
+}
+
+/// euler(a, "XYZ") for the per-frame rotations: Rz Ry Rx, skipping zero angles.
+Quat euler_xyz(const Vec3& a) {
+  Quat q;
+  if (a.x != 0.0) {
+    q = from_axis_angle({1, 0, 0}, a.x);
+  }
+  if (a.y != 0.0) {
+    q = from_axis_angle({0, 1, 0}, a.y) * q;
+  }
+  if (a.z != 0.0) {
+    q = from_axis_angle({0, 0, 1}, a.z) * q;
   }
   return q;
 }
@@ -398,6 +421,8 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
   std::vector<std::vector<double>> values(n);
   std::vector<Quat> m(n);
   std::vector<Vec3> start(n), end(n);
+  std::vector<std::string_view> w;
+  std::vector<std::size_t> bone_of_line; // the previous frame's order: frames repeat it
   for (std::size_t f = 0; f < frame_starts.size(); ++f) {
     for (auto& v : values) {
       v.clear();
@@ -408,21 +433,27 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
       if (lines[i].text[0] == ':') {
         continue;
       }
-      const std::vector<std::string_view> w = words(lines[i].text);
-      const auto it = index.find(w[0]);
-      if (it == index.end()) {
-        r.fail(lines[i].number, "frame " + std::string(lines[frame_starts[f]].text) +
-                                    ": unknown bone " + quote(w[0]));
+      split_words(lines[i].text, w);
+      const std::size_t k = i - first;
+      std::size_t b = k < bone_of_line.size() ? bone_of_line[k] : n;
+      if (b == n || asf.bones[b].name != w[0]) {
+        const auto it = index.find(w[0]);
+        if (it == index.end()) {
+          r.fail(lines[i].number, "frame " + std::string(lines[frame_starts[f]].text) +
+                                      ": unknown bone " + quote(w[0]));
+        }
+        b = it->second;
+        bone_of_line.resize(std::max(bone_of_line.size(), k + 1), n);
+        bone_of_line[k] = b;
       }
-      const std::size_t b = it->second;
       const std::size_t want = b == 0 ? asf.root_order.size() : asf.bones[b].dofs.size();
       if (w.size() - 1 != want) {
         r.fail(lines[i].number, "bone " + quote(w[0]) + " has " + std::to_string(want) +
                                     " degree(s) of freedom, found " +
                                     std::to_string(w.size() - 1) + " value(s)");
       }
-      for (std::size_t k = 1; k < w.size(); ++k) {
-        values[b].push_back(r.number(w[k], lines[i].number, "a motion value"));
+      for (std::size_t v = 1; v < w.size(); ++v) {
+        values[b].push_back(r.number(w[v], lines[i].number, "a motion value"));
       }
     }
     const double t = static_cast<double>(f) / rate;
@@ -445,7 +476,7 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
         }
       }
       const Quat c = b == 0 ? asf.root_c : bone.c;
-      const Quat turn = euler(rotation, "XYZ");
+      const Quat turn = euler_xyz(rotation);
       if (b == 0) {
         m[0] = c * turn * conj(c);
         // The root's translation channels are its position (absolute, as CMU writes them).
@@ -460,11 +491,11 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
       try {
         if (track_of[b] >= 0) {
           tracks[static_cast<std::size_t>(track_of[b])].append(
-              t, conversion.apply({start[b], normalized(m[b])}));
+              t, conversion.apply({start[b], m[b]})); // append renormalises the product
         }
         if (end_of[b] >= 0) {
           ends[static_cast<std::size_t>(end_of[b])].append(
-              t, conversion.apply({end[b], normalized(m[b])}));
+              t, conversion.apply({end[b], m[b]}));
         }
       } catch (const MocapError& e) {
         r.fail(lines[frame_starts[f]].number, "frame " +
