@@ -27,12 +27,14 @@ std::string default_capture() {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const auto installed = self.parent_path().parent_path() / "share" / "odemocap" / "data" / relative;
+    const auto installed =
+        self.parent_path().parent_path() / "share" / "odemocap" / "data" / relative;
     if (std::filesystem::exists(installed, ec)) {
       return installed.string();
     }
   }
-  const std::filesystem::path source = std::filesystem::path(ODEMOCAP_REPLAY_SOURCE_DATA) / relative;
+  const std::filesystem::path source =
+      std::filesystem::path(ODEMOCAP_REPLAY_SOURCE_DATA) / relative;
   return std::filesystem::exists(source, ec) ? source.string() : std::string("data/") + relative;
 }
 
@@ -147,7 +149,8 @@ int main(int argc, char** argv) {
                "riding on a tray)"};
   Arguments args;
   app.add_option("--capture", args.capture,
-                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, Vicon Nexus CSV, OpenSim TRC)")
+                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, "
+                 "Vicon Nexus CSV, OpenSim TRC)")
       ->capture_default_str();
   app.add_option("--unit", args.unit,
                  "length unit of the file's numbers: m, dm, cm, mm, in, ft, cmu or metres per "

@@ -139,7 +139,8 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
   for (const Track& track : capture.tracks()) {
     for (std::size_t i : track.valid_indices()) {
       const Vec3& p = track.position(i);
-      scene_low_ = {std::fmin(scene_low_.x, p.x - 3), std::fmin(scene_low_.y, p.y - 3), scene_low_.z};
+      scene_low_ = {std::fmin(scene_low_.x, p.x - 3), std::fmin(scene_low_.y, p.y - 3),
+                    scene_low_.z};
       scene_high_ = {std::fmax(scene_high_.x, p.x + 3), std::fmax(scene_high_.y, p.y + 3),
                      std::fmax(scene_high_.z, p.z + 3)};
     }
@@ -214,11 +215,11 @@ void ReplayScene::choose_roles(const Capture& capture) {
     m_.hand_track = hand_->name();
     m_.chain = true;
   } else {
-    m_.no_chain_reason =
-        candidates.empty()
-            ? "no track with an orientation to hang a chain from (markers only)"
-            : "no hand track stays " + std::to_string(static_cast<int>(100 * (k_chain_drop + 0.05))) +
-                  " cm above the floor, where a chain hangs free";
+    m_.no_chain_reason = candidates.empty()
+                             ? "no track with an orientation to hang a chain from (markers only)"
+                             : "no hand track stays " +
+                                   std::to_string(static_cast<int>(100 * (k_chain_drop + 0.05))) +
+                                   " cm above the floor, where a chain hangs free";
   }
 }
 

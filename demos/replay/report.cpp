@@ -117,9 +117,9 @@ std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
     nlohmann::json run = {
         {"root_track", m.root_track},
         {"hand_track", m.chain ? nlohmann::json(m.hand_track) : nlohmann::json()},
-        {"omitted", m.chain ? nlohmann::json::object()
-                            : nlohmann::json{{"hand_lock", m.no_chain_reason},
-                                             {"chain", m.no_chain_reason}}},
+        {"omitted",
+         m.chain ? nlohmann::json::object()
+                 : nlohmann::json{{"hand_lock", m.no_chain_reason}, {"chain", m.no_chain_reason}}},
         {"props_left", m.props_left},
         {"mode", m.mode},
         {"steps", m.steps},
@@ -149,9 +149,9 @@ std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
         {"step_time_max_us", m.step_time_max_us},
     };
     if (!m.chain) { // not measured: null, with the reason under "omitted"
-      for (const char* key : {"chain_gap_max_m", "chain_gap_rms_m", "hand_lock_gap_max_m",
-                              "hand_lock_gap_rms_m", "hand_lock_angle_max_deg",
-                              "hand_lock_angle_rms_deg"}) {
+      for (const char* key :
+           {"chain_gap_max_m", "chain_gap_rms_m", "hand_lock_gap_max_m", "hand_lock_gap_rms_m",
+            "hand_lock_angle_max_deg", "hand_lock_angle_rms_deg"}) {
         run[key] = nullptr;
       }
     }

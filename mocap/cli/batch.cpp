@@ -23,11 +23,14 @@ bool is_capture_name(const fs::path& p) {
          ext == ".amc" || ext == ".mvnx";
 }
 
-bool has_glob_characters(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+bool has_glob_characters(const std::string& s) {
+  return s.find_first_of("*?[") != std::string::npos;
+}
 
 void add_directory(const fs::path& dir, std::vector<std::string>& out) {
   // Symlinked directories are not followed (the default), so a link cycle cannot loop.
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
+  for (auto it =
+           fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
        it != fs::recursive_directory_iterator(); ++it) {
     std::error_code ec;
     if (it->is_regular_file(ec) && is_capture_name(it->path())) {
@@ -126,7 +129,8 @@ std::vector<FileReport> validate_files(const std::vector<std::string>& files,
       }
     }
   };
-  const unsigned count = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
+  const unsigned count =
+      std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < count; ++t) {
     pool.emplace_back(work);

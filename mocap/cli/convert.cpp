@@ -42,9 +42,9 @@ void report(const ClusterFit& fit) {
     }
   }
   std::sort(rms.begin(), rms.end());
-  std::cerr << "odemocap convert: cluster '" << printable(fit.track.name()) << "': " << rms.size() << " of "
-            << fit.rms.size() << " samples fitted (reference sample " << fit.reference_sample
-            << ")";
+  std::cerr << "odemocap convert: cluster '" << printable(fit.track.name()) << "': " << rms.size()
+            << " of " << fit.rms.size() << " samples fitted (reference sample "
+            << fit.reference_sample << ")";
   if (!rms.empty()) {
     std::cerr << ", fit RMS median " << rms[rms.size() / 2] * 1000.0 << " mm, max "
               << rms.back() * 1000.0 << " mm";

@@ -38,11 +38,17 @@ TrackSummary summarise(const Track& track) {
   return s;
 }
 
-const char* axis_name(Axis a) { return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z"; }
+const char* axis_name(Axis a) {
+  return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z";
+}
 
-const char* kind_of(const Track& t) { return t.position_only() ? "marker" : "rigid-body"; }
+const char* kind_of(const Track& t) {
+  return t.position_only() ? "marker" : "rigid-body";
+}
 
-nlohmann::json vec(const Vec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+nlohmann::json vec(const Vec3& v) {
+  return nlohmann::json::array({v.x, v.y, v.z});
+}
 
 /// What the stored positions are, in words: "m (file unit mm, declared)".
 std::string units_text(const CaptureInfo& info) {
@@ -185,9 +191,9 @@ int run_info(const InfoCommand& command, const LoadOptions& load) {
     }
   }
   if (command.format != OutputFormat::Text) {
-    print_json({{"files", std::move(all)},
-                {"summary", {{"files", files.size()}, {"readable", readable}}}},
-               2);
+    print_json(
+        {{"files", std::move(all)}, {"summary", {{"files", files.size()}, {"readable", readable}}}},
+        2);
   }
   if (readable == 0) {
     std::cerr << "odemocap info: "

@@ -32,6 +32,8 @@ void print_json(const nlohmann::json& value, int indent) {
   std::cout << printable_json(value).dump(indent) << '\n';
 }
 
-double display_time(double seconds) { return std::round(seconds * 1e6) / 1e6; }
+double display_time(double seconds) {
+  return std::round(seconds * 1e6) / 1e6;
+}
 
 } // namespace odemocap::cli

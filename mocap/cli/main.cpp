@@ -14,8 +14,8 @@ namespace {
 
 using odemocap::LoadOptions;
 
-constexpr const char* k_formats =
-    "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV (6D, 3D), Vicon Nexus CSV, OpenSim TRC";
+constexpr const char* k_formats = "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV "
+                                  "(6D, 3D), Vicon Nexus CSV, OpenSim TRC";
 
 /// A finite number > 0 (CLI11's PositiveNumber lets NaN through and words 0 badly).
 const CLI::Validator k_positive(
@@ -95,14 +95,16 @@ struct LoadFlags {
     }
     if (!up.empty()) {
       const char a = static_cast<char>(up[0] | 0x20);
-      load.up_axis = a == 'x' ? odemocap::Axis::X : a == 'y' ? odemocap::Axis::Y : odemocap::Axis::Z;
+      load.up_axis = a == 'x'   ? odemocap::Axis::X
+                     : a == 'y' ? odemocap::Axis::Y
+                                : odemocap::Axis::Z;
     }
   }
 };
 
 odemocap::cli::OutputFormat output_format(const std::string& name) {
   using odemocap::cli::OutputFormat;
-  return name == "json" ? OutputFormat::Json
+  return name == "json"    ? OutputFormat::Json
          : name == "jsonl" ? OutputFormat::JsonLines
                            : OutputFormat::Text;
 }
@@ -128,7 +130,8 @@ int main(int argc, char** argv) {
               "track: samples, kind, position ranges, largest speeds (exit 1 when a file is "
               "unreadable)");
   info->add_option("PATH", info_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc), glob patterns")
+                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc, .mvnx), "
+                   "glob patterns")
       ->required();
   info->add_option("--format", info_format, "text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -162,7 +165,8 @@ int main(int argc, char** argv) {
                   "has an error (with --strict: a warning); 2: usage error or nothing readable");
   validate
       ->add_option("PATH", validate_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d, .tsv and .trc), glob patterns")
+                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc and "
+                   ".mvnx), glob patterns")
       ->required();
   validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")
       ->check(k_count);
@@ -223,8 +227,9 @@ int main(int argc, char** argv) {
   convert->add_option("-o,--output", convert_command.output, "CSV file to write")->required();
   convert->add_flag("--renormalize", load.renormalize,
                     "scale quaternions to unit length instead of refusing those that are not");
-  convert->add_option("--fill-gaps", convert_command.fill_gaps,
-                      "fill gaps of up to N samples by interpolation (slerp and lerp)")
+  convert
+      ->add_option("--fill-gaps", convert_command.fill_gaps,
+                   "fill gaps of up to N samples by interpolation (slerp and lerp)")
       ->check(k_count);
   convert
       ->add_option("--resample", convert_command.rate,

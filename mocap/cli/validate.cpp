@@ -16,9 +16,9 @@ namespace {
 nlohmann::json to_json(const FileReport& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : r.findings) {
-    nlohmann::json j{{"check", f.check},   {"severity", to_string(f.severity)},
-                     {"track", f.track},   {"first", f.first},
-                     {"last", f.last},     {"value", f.value},
+    nlohmann::json j{{"check", f.check},    {"severity", to_string(f.severity)},
+                     {"track", f.track},    {"first", f.first},
+                     {"last", f.last},      {"value", f.value},
                      {"message", f.message}};
     if (f.check == "parse-error") {
       j["line"] = r.error_line;
@@ -33,7 +33,9 @@ nlohmann::json to_json(const FileReport& r) {
   return {{"file", r.path},
           {"format", r.format},
           {"bytes", r.bytes},
-          {"status", !r.readable ? "unreadable" : clean ? "clean" : "findings"},
+          {"status", !r.readable ? "unreadable"
+                     : clean     ? "clean"
+                                 : "findings"},
           {"findings", std::move(findings)}};
 }
 

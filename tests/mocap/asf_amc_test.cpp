@@ -36,16 +36,33 @@ TEST(AsfAmc, Cmu131MatchesItsBvhConversionJointForJoint) {
   cmu.unit_in_metres = k_cmu;
   const Capture bvh = load_capture(test::repo_data("cmu/131_03.bvh"), cmu);
   // Each BVH joint sits at the start of the ASF bone of the same name in CMU's naming.
-  const std::pair<const char*, const char*> joints[] = {
-      {"root", "Hips"},          {"lhipjoint", "LHipJoint"}, {"lfemur", "LeftHip"},
-      {"ltibia", "LeftKnee"},    {"lfoot", "LeftAnkle"},     {"ltoes", "LeftToe"},
-      {"rfemur", "RightHip"},    {"rtibia", "RightKnee"},    {"rfoot", "RightAnkle"},
-      {"rtoes", "RightToe"},     {"lowerback", "lowerback"}, {"upperback", "Chest"},
-      {"thorax", "Chest2"},      {"lowerneck", "lowerneck"}, {"upperneck", "Neck"},
-      {"head", "Head"},          {"lclavicle", "LeftCollar"}, {"lhumerus", "LeftShoulder"},
-      {"lradius", "LeftElbow"},  {"lwrist", "LeftWrist"},    {"lhand", "lhand"},
-      {"lthumb", "LThumb"},      {"rhumerus", "RightShoulder"}, {"rradius", "RightElbow"},
-      {"rwrist", "RightWrist"},  {"rhand", "rhand"},         {"rthumb", "RThumb"}};
+  const std::pair<const char*, const char*> joints[] = {{"root", "Hips"},
+                                                        {"lhipjoint", "LHipJoint"},
+                                                        {"lfemur", "LeftHip"},
+                                                        {"ltibia", "LeftKnee"},
+                                                        {"lfoot", "LeftAnkle"},
+                                                        {"ltoes", "LeftToe"},
+                                                        {"rfemur", "RightHip"},
+                                                        {"rtibia", "RightKnee"},
+                                                        {"rfoot", "RightAnkle"},
+                                                        {"rtoes", "RightToe"},
+                                                        {"lowerback", "lowerback"},
+                                                        {"upperback", "Chest"},
+                                                        {"thorax", "Chest2"},
+                                                        {"lowerneck", "lowerneck"},
+                                                        {"upperneck", "Neck"},
+                                                        {"head", "Head"},
+                                                        {"lclavicle", "LeftCollar"},
+                                                        {"lhumerus", "LeftShoulder"},
+                                                        {"lradius", "LeftElbow"},
+                                                        {"lwrist", "LeftWrist"},
+                                                        {"lhand", "lhand"},
+                                                        {"lthumb", "LThumb"},
+                                                        {"rhumerus", "RightShoulder"},
+                                                        {"rradius", "RightElbow"},
+                                                        {"rwrist", "RightWrist"},
+                                                        {"rhand", "rhand"},
+                                                        {"rthumb", "RThumb"}};
   // (The fingers hang from the conversion's re-based hand frame, its OFFSET along -Y: they
   // land 6 to 15 mm from the ASF's and are left out.)
   // Two differences are the conversion's, not ours: its lowerneck (and the collars) sit at the
@@ -53,10 +70,10 @@ TEST(AsfAmc, Cmu131MatchesItsBvhConversionJointForJoint) {
   // the wrists (OFFSET 0 0 0 below the wrists), which drops the thorax (1.98 units, 11 cm) and
   // the wrists (1.64 and 1.72 units). Every joint beyond is shifted by exactly those bones as
   // the ASF places them.
-  const std::set<std::string> above_thorax = {
-      "lowerneck", "upperneck", "head",    "lclavicle", "lhumerus", "lradius", "lwrist",
-      "lhand",     "lfingers",  "lthumb",  "rhumerus",  "rradius",  "rwrist",  "rhand",
-      "rfingers",  "rthumb"};
+  const std::set<std::string> above_thorax = {"lowerneck", "upperneck", "head",     "lclavicle",
+                                              "lhumerus",  "lradius",   "lwrist",   "lhand",
+                                              "lfingers",  "lthumb",    "rhumerus", "rradius",
+                                              "rwrist",    "rhand",     "rfingers", "rthumb"};
   double worst = 0.0;
   for (const auto& [bone, joint] : joints) {
     for (std::size_t f = 0; f < 3; ++f) {
@@ -118,7 +135,7 @@ TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
   EXPECT_NE(error(asf, ":DEGREES\n1\nltibia x\n").find("not a number: 'x'"), std::string::npos);
   std::string orphan = asf;
   orphan.replace(orphan.find("    lfoot ltoes\r\n"), 17, "");
-  EXPECT_NE(error(orphan, ":DEGREES\n1\n").find("(skeleton):" ), std::string::npos);
+  EXPECT_NE(error(orphan, ":DEGREES\n1\n").find("(skeleton):"), std::string::npos);
   EXPECT_NE(error(orphan, ":DEGREES\n1\n").find("bone 'ltoes' is not in the hierarchy"),
             std::string::npos);
   std::string twice = asf;
@@ -129,8 +146,9 @@ TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
               load_capture_from_memory(":FULLY-SPECIFIED\n:DEGREES\n1\n", "m.amc");
             }).find("needs its ASF skeleton"),
             std::string::npos);
-  EXPECT_NE(test::error_message<LoadError>([] { load_capture(test::repo_data("cmu/131.asf")); })
-                .find("load the .amc"),
+  EXPECT_NE(test::error_message<LoadError>([] {
+              load_capture(test::repo_data("cmu/131.asf"));
+            }).find("load the .amc"),
             std::string::npos);
 }
 

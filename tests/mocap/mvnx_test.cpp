@@ -48,7 +48,8 @@ TEST(Mvnx, SegmentsBecomeTracksFromTheNormalFrames) {
   EXPECT_EQ(hand.time(1), 0.017);
   EXPECT_TRUE(test::near_vec(hand.position(0), {0.6, 0.2, 1.3}, 1e-15));
   // w x y z: a quarter turn about z, then a third of a turn about (1, 1, 1).
-  EXPECT_TRUE(test::same_rotation(hand.orientation(0), from_axis_angle({0, 0, 1}, M_PI / 2), 1e-12));
+  EXPECT_TRUE(
+      test::same_rotation(hand.orientation(0), from_axis_angle({0, 0, 1}, M_PI / 2), 1e-12));
   EXPECT_TRUE(test::same_rotation(hand.orientation(1),
                                   from_axis_angle(normalized(Vec3{1, 1, 1}), 2 * M_PI / 3), 1e-12));
 }

@@ -74,9 +74,9 @@ TEST(Units, SkeletonsInMetresCentimetresMillimetresAndInchesAreTold) {
   };
   // A 1.75 m person in each unit; and a short 1.2 m and a tall 1.95 m one in CMU units, the
   // unit closest to inches.
-  for (const Case c : {Case{1.75, 1.0}, Case{175, 0.01}, Case{1750, 0.001}, Case{68.9, 0.0254},
-                       Case{1.2 / k_cmu, k_cmu}, Case{1.95 / k_cmu, k_cmu},
-                       Case{1.95 / 0.0254, 0.0254}}) {
+  for (const Case c :
+       {Case{1.75, 1.0}, Case{175, 0.01}, Case{1750, 0.001}, Case{68.9, 0.0254},
+        Case{1.2 / k_cmu, k_cmu}, Case{1.95 / k_cmu, k_cmu}, Case{1.95 / 0.0254, 0.0254}}) {
     const Capture capture = parse_bvh(figure_bvh(c.height), "figure.bvh", metres());
     EXPECT_EQ(capture.info().unit_in_metres, c.unit) << c.height;
     // The head's end is the figure's height above the feet, in metres.
@@ -139,14 +139,14 @@ TEST(Units, ParseLengthUnitTakesNamesAndNumbersAndRefusesTheRest) {
 
 TEST(Printable, KeepsValidUtf8AndShowsEveryOtherByteAsHex) {
   EXPECT_EQ(printable("hand.x"), "hand.x");
-  EXPECT_EQ(printable("main\xc3\xa9"), "main\xc3\xa9");                // UTF-8 e-acute kept
-  EXPECT_EQ(printable("main\xe9.x"), "main\\xe9.x");                    // Latin-1 e-acute
+  EXPECT_EQ(printable("main\xc3\xa9"), "main\xc3\xa9"); // UTF-8 e-acute kept
+  EXPECT_EQ(printable("main\xe9.x"), "main\\xe9.x");    // Latin-1 e-acute
   EXPECT_EQ(printable(std::string("a\0b\x01\x7f", 5)), "a\\x00b\\x01\\x7f");
-  EXPECT_EQ(printable("\xc0\x80"), "\\xc0\\x80");                       // overlong NUL
-  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");              // a surrogate
-  EXPECT_EQ(printable("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");         // U+1F600 kept
-  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");     // above U+10FFFF
-  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                       // cut short
+  EXPECT_EQ(printable("\xc0\x80"), "\\xc0\\x80");                   // overlong NUL
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");          // a surrogate
+  EXPECT_EQ(printable("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");     // U+1F600 kept
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80"); // above U+10FFFF
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                   // cut short
 }
 
 TEST(DetectFormat, BinaryBytesAreSaidToBeBinaryWithTheFormatsTried) {

@@ -16,27 +16,26 @@
 namespace odemocap {
 namespace {
 
-const char* k_export =
-    "Devices,,,,,,,,\n"
-    "1000,,,,,,,,\n"
-    ",,Imported AMTI:Force,,,,,,\n"
-    "Frame,Sub Frame,Fx,Fy,Fz,,,,\n"
-    ",,N,N,N,,,,\n"
-    "1,0,0.1,0.2,0.3,,,,\n"
-    "1,1,0.1,0.2,0.3,,,,\n"
-    ",,,,,,,,\n"
-    "Trajectories,,,,,,,,\n"
-    "100,,,,,,,,\n"
-    ",,Daphnee:ASISr,,,Daphnee:ASISl,,,\n"
-    "Frame,Sub Frame,X,Y,Z,X,Y,Z,\n"
-    ",,mm,mm,mm,mm,mm,mm,\n"
-    "1,0,667.12,305.799,175.209,753.439,75.9487,187.759,\n"
-    "2,0,667.126,305.767,175.218,,,,\n"
-    "3,0,667.142,305.738,175.22,\n"
-    "5,0,667.2,305.545,175.281,753.966,75.9687,187.837,\n"
-    "\n"
-    "Model Outputs,,,,,,,,\n"
-    "100,,,,,,,,\n";
+const char* k_export = "Devices,,,,,,,,\n"
+                       "1000,,,,,,,,\n"
+                       ",,Imported AMTI:Force,,,,,,\n"
+                       "Frame,Sub Frame,Fx,Fy,Fz,,,,\n"
+                       ",,N,N,N,,,,\n"
+                       "1,0,0.1,0.2,0.3,,,,\n"
+                       "1,1,0.1,0.2,0.3,,,,\n"
+                       ",,,,,,,,\n"
+                       "Trajectories,,,,,,,,\n"
+                       "100,,,,,,,,\n"
+                       ",,Daphnee:ASISr,,,Daphnee:ASISl,,,\n"
+                       "Frame,Sub Frame,X,Y,Z,X,Y,Z,\n"
+                       ",,mm,mm,mm,mm,mm,mm,\n"
+                       "1,0,667.12,305.799,175.209,753.439,75.9487,187.759,\n"
+                       "2,0,667.126,305.767,175.218,,,,\n"
+                       "3,0,667.142,305.738,175.22,\n"
+                       "5,0,667.2,305.545,175.281,753.966,75.9687,187.837,\n"
+                       "\n"
+                       "Model Outputs,,,,,,,,\n"
+                       "100,,,,,,,,\n";
 
 TEST(ViconCsv, TrajectoriesAreMarkersAndOtherBlocksAreSkipped) {
   EXPECT_EQ(detect_format(k_export, "trial.csv"), Format::ViconCsv);
@@ -62,7 +61,8 @@ TEST(ViconCsv, BrokenExportsSayWhereAndWhat) {
   const auto error = [](const std::string& text) {
     return test::error_message<LoadError>([&] { parse_vicon_csv(text, "bad.csv"); });
   };
-  const std::string head = "Trajectories\n100\n,,a,,,b,,\nFrame,Sub Frame,X,Y,Z,X,Y,Z\n,,mm,mm,mm,mm,mm,mm\n";
+  const std::string head =
+      "Trajectories\n100\n,,a,,,b,,\nFrame,Sub Frame,X,Y,Z,X,Y,Z\n,,mm,mm,mm,mm,mm,mm\n";
   EXPECT_NE(error(head + "1,0,1,2,x,4,5,6\n").find("bad.csv:6:9: marker 'a': not a number"),
             std::string::npos)
       << error(head + "1,0,1,2,x,4,5,6\n");
@@ -77,9 +77,10 @@ TEST(ViconCsv, BrokenExportsSayWhereAndWhat) {
                 .find("unknown trajectory unit 'ft'"),
             std::string::npos);
   EXPECT_NE(error(head).find("no data rows"), std::string::npos);
-  EXPECT_NE(error("Devices\n1000\n,,fp\nFrame,Sub Frame,Fx\n,,N\n1,0,2\n")
-                .find("no Trajectories block (marker positions) in this Vicon export; it has 'Devices'"),
-            std::string::npos);
+  EXPECT_NE(
+      error("Devices\n1000\n,,fp\nFrame,Sub Frame,Fx\n,,N\n1,0,2\n")
+          .find("no Trajectories block (marker positions) in this Vicon export; it has 'Devices'"),
+      std::string::npos);
 }
 
 std::string number(double v) {

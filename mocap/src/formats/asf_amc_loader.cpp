@@ -127,10 +127,9 @@ enum class Dof : std::uint8_t { Rx, Ry, Rz, Tx, Ty, Tz, L };
 
 bool dof_of(std::string_view word, Dof& out) {
   const std::string w = lower(word);
-  static const std::pair<const char*, Dof> names[] = {{"rx", Dof::Rx}, {"ry", Dof::Ry},
-                                                      {"rz", Dof::Rz}, {"tx", Dof::Tx},
-                                                      {"ty", Dof::Ty}, {"tz", Dof::Tz},
-                                                      {"l", Dof::L}};
+  static const std::pair<const char*, Dof> names[] = {
+      {"rx", Dof::Rx}, {"ry", Dof::Ry}, {"rz", Dof::Rz}, {"tx", Dof::Tx},
+      {"ty", Dof::Ty}, {"tz", Dof::Tz}, {"l", Dof::L}};
   for (const auto& [name, dof] : names) {
     if (w == name) {
       out = dof;
@@ -340,8 +339,8 @@ std::vector<std::size_t> parents_first(const Asf& asf, const Reader& r) {
 
 } // namespace
 
-Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
-                      std::string_view source, const LoadOptions& options) {
+Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std::string_view source,
+                      const LoadOptions& options) {
   detail::check_options(options, source);
   const Reader asf_reader(std::string(source) + " (skeleton)");
   const Reader r{std::string(source)};
@@ -449,8 +448,8 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
       const std::size_t want = b == 0 ? asf.root_order.size() : asf.bones[b].dofs.size();
       if (w.size() - 1 != want) {
         r.fail(lines[i].number, "bone " + quote(w[0]) + " has " + std::to_string(want) +
-                                    " degree(s) of freedom, found " +
-                                    std::to_string(w.size() - 1) + " value(s)");
+                                    " degree(s) of freedom, found " + std::to_string(w.size() - 1) +
+                                    " value(s)");
       }
       for (std::size_t v = 1; v < w.size(); ++v) {
         values[b].push_back(r.number(w[v], lines[i].number, "a motion value"));
@@ -469,9 +468,18 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
         case Dof::Rx: rotation.x = v * angle; break;
         case Dof::Ry: rotation.y = v * angle; break;
         case Dof::Rz: rotation.z = v * angle; break;
-        case Dof::Tx: translation.x = v; translated = true; break;
-        case Dof::Ty: translation.y = v; translated = true; break;
-        case Dof::Tz: translation.z = v; translated = true; break;
+        case Dof::Tx:
+          translation.x = v;
+          translated = true;
+          break;
+        case Dof::Ty:
+          translation.y = v;
+          translated = true;
+          break;
+        case Dof::Tz:
+          translation.z = v;
+          translated = true;
+          break;
         case Dof::L: stretch = v; break;
         }
       }
@@ -494,13 +502,11 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
               t, conversion.apply({start[b], m[b]})); // append renormalises the product
         }
         if (end_of[b] >= 0) {
-          ends[static_cast<std::size_t>(end_of[b])].append(
-              t, conversion.apply({end[b], m[b]}));
+          ends[static_cast<std::size_t>(end_of[b])].append(t, conversion.apply({end[b], m[b]}));
         }
       } catch (const MocapError& e) {
-        r.fail(lines[frame_starts[f]].number, "frame " +
-                                                  std::string(lines[frame_starts[f]].text) +
-                                                  ": " + e.what());
+        r.fail(lines[frame_starts[f]].number,
+               "frame " + std::string(lines[frame_starts[f]].text) + ": " + e.what());
       }
     }
   }

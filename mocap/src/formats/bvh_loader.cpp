@@ -14,9 +14,9 @@
 namespace odemocap {
 namespace {
 
-constexpr std::size_t k_max_depth = 512;      // nesting; real skeletons stay under 30
+constexpr std::size_t k_max_depth = 512; // nesting; real skeletons stay under 30
 constexpr std::size_t k_max_joints = 20000;
-constexpr std::size_t k_max_channels = 6;      // per joint: three positions, three rotations
+constexpr std::size_t k_max_channels = 6; // per joint: three positions, three rotations
 
 using detail::quote;
 using detail::TextScanner;
@@ -62,7 +62,8 @@ void expect_word(TextScanner& scanner, std::string_view expected, const char* co
   const std::string_view word = scanner.word();
   if (word != expected) {
     scanner.fail_at(line, column,
-                    std::string("expected '") + std::string(expected) + "' " + context + ", found " +
+                    std::string("expected '") + std::string(expected) + "' " + context +
+                        ", found " +
                         (word.empty() ? std::string("the end of the file") : quote(word)));
   }
 }
@@ -81,7 +82,8 @@ void parse_channels(TextScanner& scanner, Joint& joint, std::size_t& channel_tot
   std::size_t count = 0;
   if (!parse_count(count_word, count) || count > k_max_channels) {
     scanner.fail_at(scanner.line(), column,
-                    "CHANNELS count must be a whole number from 0 to 6, found " + quote(count_word));
+                    "CHANNELS count must be a whole number from 0 to 6, found " +
+                        quote(count_word));
   }
   joint.first_channel = channel_total;
   for (std::size_t k = 0; k < count; ++k) {
@@ -102,8 +104,9 @@ void parse_channels(TextScanner& scanner, Joint& joint, std::size_t& channel_tot
   }
   if (!scanner.at_line_end()) {
     const std::size_t extra = scanner.column();
-    scanner.fail_at(scanner.line(), extra, "CHANNELS " + std::to_string(count) +
-                                               " is followed by more names: " + quote(scanner.word()));
+    scanner.fail_at(scanner.line(), extra,
+                    "CHANNELS " + std::to_string(count) +
+                        " is followed by more names: " + quote(scanner.word()));
   }
   channel_total += count;
 }
@@ -162,8 +165,9 @@ void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
                       "expected ROOT, JOINT, End Site, '}' or MOTION, found " + quote(word));
     }
     if (root != open.empty()) {
-      scanner.fail_at(line, column, root ? "ROOT inside another joint (missing '}'?)"
-                                         : std::string(word) + " outside a ROOT");
+      scanner.fail_at(line, column,
+                      root ? "ROOT inside another joint (missing '}'?)"
+                           : std::string(word) + " outside a ROOT");
     }
     if (open.size() >= k_max_depth || skeleton.joints.size() >= k_max_joints) {
       scanner.fail_at(line, column,
@@ -188,13 +192,14 @@ void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
     } else {
       joint.name = std::string(name);
       if (names.count(joint.name) != 0) {
-        scanner.fail_at(line, column, "a second joint named " + quote(name) +
-                                          " (joint names must be unique)");
+        scanner.fail_at(line, column,
+                        "a second joint named " + quote(name) + " (joint names must be unique)");
       }
     }
     names.insert(joint.name);
     if (!brace_on_line) {
-      expect_word(scanner, "{", ("after '" + std::string(word) + " " + std::string(name) + "'").c_str());
+      expect_word(scanner, "{",
+                  ("after '" + std::string(word) + " " + std::string(name) + "'").c_str());
     }
     parse_offset(scanner, joint);
     if (!end_site) {
@@ -226,7 +231,8 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   word = scanner.word();
   std::size_t claimed = 0;
   if (!parse_count(word, claimed)) {
-    scanner.fail_at(line, column, "the frame count must be a whole number >= 0, found " + quote(word));
+    scanner.fail_at(line, column,
+                    "the frame count must be a whole number >= 0, found " + quote(word));
   }
   scanner.skip_blank();
   line = scanner.line();
@@ -298,7 +304,8 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
 
 /// The skeleton and the line of each frame's row (for errors found later, in kinematics).
 Skeleton parse_skeleton(std::string_view text, std::string_view source, bool strict,
-                        std::vector<std::size_t>& frame_lines, std::vector<std::string>& tolerated) {
+                        std::vector<std::size_t>& frame_lines,
+                        std::vector<std::string>& tolerated) {
   TextScanner scanner(text, source);
   Skeleton skeleton;
   parse_hierarchy(scanner, skeleton);
@@ -323,9 +330,18 @@ std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPosit
     for (std::size_t k = 0; k < joint.channels.size(); ++k) {
       const double v = skeleton.value(0, joint.first_channel + k);
       switch (joint.channels[k]) {
-      case Channel::Xposition: first.x = v; has_position = true; break;
-      case Channel::Yposition: first.y = v; has_position = true; break;
-      case Channel::Zposition: first.z = v; has_position = true; break;
+      case Channel::Xposition:
+        first.x = v;
+        has_position = true;
+        break;
+      case Channel::Yposition:
+        first.y = v;
+        has_position = true;
+        break;
+      case Channel::Zposition:
+        first.z = v;
+        has_position = true;
+        break;
       default: break;
       }
     }

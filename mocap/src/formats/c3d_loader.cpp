@@ -424,8 +424,9 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   }
   // Every point then has at least one frame of bytes behind it: no track is made from a
   // count alone. A data section cut short keeps its complete frames unless strict.
-  const std::size_t complete =
-      frame_bytes == 0 || data_start >= bytes.size() ? 0 : (bytes.size() - data_start) / frame_bytes;
+  const std::size_t complete = frame_bytes == 0 || data_start >= bytes.size()
+                                   ? 0
+                                   : (bytes.size() - data_start) / frame_bytes;
   if (complete < frames && complete > 0 && !options.strict) {
     info.tolerated.push_back("the data section holds " + std::to_string(complete) + " of the " +
                              std::to_string(frames) + " announced frames (" +
@@ -446,7 +447,10 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   const detail::PoseConversion conversion =
       detail::make_conversion(options, up, unit, info, 0.0, down);
   if (down) {
-    info.notes.push_back("POINT:Y_SCREEN says -" + std::string(up == Axis::X ? "X" : up == Axis::Y ? "Y" : "Z") +
+    info.notes.push_back("POINT:Y_SCREEN says -" +
+                         std::string(up == Axis::X   ? "X"
+                                     : up == Axis::Y ? "Y"
+                                                     : "Z") +
                          " is up: the data was turned half a turn so that the axis points up");
   }
   info.frame_rate = rate;

@@ -13,8 +13,8 @@ namespace {
 const char* const k_component_names[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
 
 /// Reads cell `index` of `cells` (absent cells are empty).
-CellKind cell_number(const std::vector<CsvCell>& cells, int index, bool decimal_comma,
-                     double& out, std::size_t& column) {
+CellKind cell_number(const std::vector<CsvCell>& cells, int index, bool decimal_comma, double& out,
+                     std::size_t& column) {
   const auto i = static_cast<std::size_t>(index);
   if (i >= cells.size()) {
     column = cells.empty() ? 1 : cells.back().column;
@@ -56,8 +56,9 @@ void check_complete(const TableLayout& layout, const CsvReader& reader) {
       }
     }
     if (!missing.empty()) {
-      reader.fail(body.header_column, "body '" + body.name + "' has no column for " + missing +
-                                          " (each body needs x, y, z, and a whole quaternion or none)");
+      reader.fail(body.header_column,
+                  "body '" + body.name + "' has no column for " + missing +
+                      " (each body needs x, y, z, and a whole quaternion or none)");
     }
   }
 }
@@ -95,7 +96,8 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     double frame = 0.0;
     if (layout.frame_column >= 0) {
       constexpr double k_max_frame = 9007199254740992.0; // 2^53: whole numbers stay exact
-      if (cell_number(cells, layout.frame_column, decimal_comma, value, column) != CellKind::Number ||
+      if (cell_number(cells, layout.frame_column, decimal_comma, value, column) !=
+              CellKind::Number ||
           value != std::floor(value) || std::fabs(value) > k_max_frame) {
         reader.fail(column, "the frame number must be a whole number of at most 2^53");
       }
@@ -155,8 +157,8 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
         if (gap) {
           tracks[b].append_gap(time);
         } else {
-          tracks[b].append(time, conversion.apply({Vec3{v[0], v[1], v[2]},
-                                                   Quat{v[3], v[4], v[5], v[6]}}));
+          tracks[b].append(
+              time, conversion.apply({Vec3{v[0], v[1], v[2]}, Quat{v[3], v[4], v[5], v[6]}}));
         }
       } catch (const MocapError& e) {
         reader.fail(1, e.what()); // backstop: the checks above cover what Track rejects

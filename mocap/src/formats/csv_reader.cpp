@@ -9,7 +9,9 @@
 namespace odemocap::detail {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 std::string_view trim(std::string_view s, char delimiter) {
   // A tab delimiter is never trimmed away as white space.

@@ -96,7 +96,8 @@ std::size_t binary_bytes(std::string_view data) {
 constexpr const char* k_formats_tried =
     "tried C3D (key byte 0x50 at byte 2), BVH ('HIERARCHY'), OptiTrack Motive CSV ('Format "
     "Version'), Qualisys TSV ('NO_OF_FRAMES'), Vicon Nexus CSV ('Trajectories' or another block "
-    "name), OpenSim TRC ('PathFileType'), Acclaim AMC ('#!OML:ASF', ':FULLY-SPECIFIED'), Xsens MVNX ('<mvnx') and "
+    "name), OpenSim TRC ('PathFileType'), Acclaim AMC ('#!OML:ASF', ':FULLY-SPECIFIED'), Xsens "
+    "MVNX ('<mvnx') and "
     "rigid-body CSV (a delimited header row)";
 
 std::string lower_extension(const std::string& path) {
@@ -187,9 +188,9 @@ Format detect_format(std::string_view text, std::string_view source) {
     return Format::Trc;
   }
   const bool alone = line.find_first_not_of(",", first_cell.size()) == std::string_view::npos;
-  if (alone && (first_cell == "Trajectories" || first_cell == "Devices" ||
-                first_cell == "Model Outputs" || first_cell == "Joints" ||
-                first_cell == "Segments" || first_cell == "Events")) {
+  if (alone &&
+      (first_cell == "Trajectories" || first_cell == "Devices" || first_cell == "Model Outputs" ||
+       first_cell == "Joints" || first_cell == "Segments" || first_cell == "Events")) {
     return Format::ViconCsv;
   }
   // No text format's signature: binary bytes would otherwise be read as a CSV header.

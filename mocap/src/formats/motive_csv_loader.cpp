@@ -10,8 +10,8 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
-#include <set>
 #include <map>
+#include <set>
 
 namespace odemocap {
 namespace {
@@ -63,8 +63,8 @@ double metres_per_unit(const Metadata& m, CsvReader& reader, CaptureInfo& info) 
   if (u == "millimeters" || u == "millimetres") {
     return 0.001;
   }
-  reader.fail(m.columns.at("Length Units"),
-              "unknown Length Units " + quote(*units) + "; expected Meters, Centimeters or Millimeters");
+  reader.fail(m.columns.at("Length Units"), "unknown Length Units " + quote(*units) +
+                                                "; expected Meters, Centimeters or Millimeters");
 }
 
 void check_rotation_type(const Metadata& m, CsvReader& reader, CaptureInfo& info) {
@@ -173,9 +173,8 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader,
     const bool body = type == "rigid body";
     const bool marker = type == "marker" || type == "rigid body marker";
     if (!body && !marker) {
-      if (!type.empty() &&
-          std::find(skipped_types.begin(), skipped_types.end(), cell(*types, i)) ==
-              skipped_types.end()) {
+      if (!type.empty() && std::find(skipped_types.begin(), skipped_types.end(), cell(*types, i)) ==
+                               skipped_types.end()) {
         skipped_types.push_back(cell(*types, i)); // bones, force plates, ...
       }
       continue;
@@ -196,9 +195,10 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader,
                           cell(properties, i) + " " + h.frame_row[i], reader);
   }
   if (layout.bodies.empty()) {
-    reader.fail(1, "the export holds no rigid body and no marker (the Type row names " +
-                       (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
-                       "): export the take with rigid bodies or markers");
+    reader.fail(1,
+                "the export holds no rigid body and no marker (the Type row names " +
+                    (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
+                    "): export the take with rigid bodies or markers");
   }
   detail::check_complete(layout, reader);
   return layout;

@@ -126,9 +126,9 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
     }
     for (std::size_t s = 0; s < names.size(); ++s) {
       try {
-        tracks[s].append(t, conversion.apply({{p[3 * s], p[3 * s + 1], p[3 * s + 2]},
-                                              Quat{q[4 * s], q[4 * s + 1], q[4 * s + 2],
-                                                   q[4 * s + 3]}}));
+        tracks[s].append(
+            t, conversion.apply({{p[3 * s], p[3 * s + 1], p[3 * s + 2]},
+                                 Quat{q[4 * s], q[4 * s + 1], q[4 * s + 2], q[4 * s + 3]}}));
       } catch (const MocapError& e) {
         fail(offset_of(frame), "segment '" + names[s] + "': " + e.what());
       }

@@ -99,8 +99,9 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
     if (marker_names[m].empty() || !distinct.insert(marker_names[m]).second) {
       fail_at(path, names_header_line, 1,
               "marker " + std::to_string(m + 1) + " has " +
-                  (marker_names[m].empty() ? "no name" : "the name '" + marker_names[m] +
-                                                             "' of an earlier marker"));
+                  (marker_names[m].empty()
+                       ? "no name"
+                       : "the name '" + marker_names[m] + "' of an earlier marker"));
     }
   }
   std::vector<Cell> cells;
@@ -129,8 +130,8 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
           const std::string axis(1, static_cast<char>('X' + k));
           if (c >= cells.size() || !names(cells[c].text, axis)) {
             fail_at(path, lines[row].number, c < cells.size() ? cells[c].column : 0,
-                    "marker '" + marker_names[m] + "': expected column '" + marker_names[m] +
-                        " " + axis + "', found " +
+                    "marker '" + marker_names[m] + "': expected column '" + marker_names[m] + " " +
+                        axis + "', found " +
                         (c < cells.size() ? detail::quote(cells[c].text) : "nothing"));
           }
         }
@@ -235,8 +236,8 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     if (key == "X" || key == "Frame" || key == "Time" || names(cells[0].text, "X")) {
       break; // the column names
     }
-    if (!key.empty() && (std::isdigit(static_cast<unsigned char>(key[0])) || key[0] == '-' ||
-                         key[0] == '.')) {
+    if (!key.empty() &&
+        (std::isdigit(static_cast<unsigned char>(key[0])) || key[0] == '-' || key[0] == '.')) {
       break; // data without a row of column names (older 3D exports)
     }
     for (char c : key) {

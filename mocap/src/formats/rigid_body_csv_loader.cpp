@@ -24,8 +24,9 @@ using detail::CsvReader;
 using detail::lower;
 
 bool is_time_name(const std::string& n) {
-  static const std::set<std::string> names{"time", "t", "time (s)", "time(s)", "time_s",
-                                           "time [s]", "timestamp", "seconds", "time (seconds)"};
+  static const std::set<std::string> names{"time",      "t",       "time (s)",
+                                           "time(s)",   "time_s",  "time [s]",
+                                           "timestamp", "seconds", "time (seconds)"};
   return names.count(n) != 0;
 }
 
@@ -91,8 +92,9 @@ detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
       reader.fail(1, "no time column (named time, t, time (s), timestamp...) and no frame column");
     }
     if (options.frame_rate <= 0.0) {
-      reader.fail(static_cast<std::size_t>(cells[static_cast<std::size_t>(layout.frame_column)].column),
-                  "the file has frame numbers but no time column: set LoadOptions::frame_rate");
+      reader.fail(
+          static_cast<std::size_t>(cells[static_cast<std::size_t>(layout.frame_column)].column),
+          "the file has frame numbers but no time column: set LoadOptions::frame_rate");
     }
     layout.frame_rate = options.frame_rate;
   }

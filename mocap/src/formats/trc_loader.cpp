@@ -91,7 +91,8 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     }
     double v = 0.0;
     if (!detail::parse_double(detail::trim(it->second.first), v)) {
-      reader.fail(it->second.second, std::string(key) + " is not a number: " + quote(it->second.first));
+      reader.fail(it->second.second,
+                  std::string(key) + " is not a number: " + quote(it->second.first));
     }
     return v;
   };
@@ -137,8 +138,8 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   }
   if (claimed_markers >= 0 && claimed_markers != static_cast<double>(names.size())) {
     info.tolerated.push_back("NumMarkers says " + detail::describe(claimed_markers) + " but line " +
-                             std::to_string(names_line) + " names " +
-                             std::to_string(names.size()) + " markers; the names were used");
+                             std::to_string(names_line) + " names " + std::to_string(names.size()) +
+                             " markers; the names were used");
   }
   // The axis row: X1 Y1 Z1 under each name.
   if (!next_filled(reader, cells)) {
@@ -173,8 +174,8 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
       reader.fail(cells.size() > 1 ? cells[1].column : 1, "the time must be a number");
     }
     if (!(t > previous)) {
-      reader.fail(cells[1].column, "time " + detail::describe(t) +
-                                       " s is not after the previous row's");
+      reader.fail(cells[1].column,
+                  "time " + detail::describe(t) + " s is not after the previous row's");
     }
     previous = t;
     for (std::size_t m = 0; m < names.size(); ++m) {

@@ -21,8 +21,12 @@ struct NamedUnit {
 constexpr double k_cmu_unit = 0.0254 / 0.45;
 
 constexpr NamedUnit k_units[] = {
-    {"m", "m", 1.0},          {"dm", "dm", 0.1},          {"cm", "cm", 0.01},
-    {"mm", "mm", 0.001},      {"in", "in", 0.0254},       {"ft", "ft", 0.3048},
+    {"m", "m", 1.0},
+    {"dm", "dm", 0.1},
+    {"cm", "cm", 0.01},
+    {"mm", "mm", 0.001},
+    {"in", "in", 0.0254},
+    {"ft", "ft", 0.3048},
     {"cmu", "CMU unit (1/0.45 in)", k_cmu_unit},
 };
 
@@ -36,7 +40,8 @@ const NamedUnit& unit(const char* key) {
 }
 
 /// Of `candidates`, the unit whose `size` in metres lies closest to `target` (on a log scale).
-const NamedUnit& closest(double size, double target, std::initializer_list<const char*> candidates) {
+const NamedUnit& closest(double size, double target,
+                         std::initializer_list<const char*> candidates) {
   const NamedUnit* best = &unit(*candidates.begin());
   for (const char* key : candidates) {
     const NamedUnit& u = unit(key);
@@ -48,7 +53,9 @@ const NamedUnit& closest(double size, double target, std::initializer_list<const
   return *best;
 }
 
-std::string figure(double v) { return detail::describe(std::round(v * 1000.0) / 1000.0); }
+std::string figure(double v) {
+  return detail::describe(std::round(v * 1000.0) / 1000.0);
+}
 
 } // namespace
 
@@ -76,9 +83,11 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton) {
     const Joint& joint = skeleton.joints[j];
     // Roots are placed at the origin: their OFFSET is where the file puts the skeleton, not
     // part of its size.
-    rest[j] = joint.parent < 0 ? Vec3{} : rest[static_cast<std::size_t>(joint.parent)] + joint.offset;
+    rest[j] =
+        joint.parent < 0 ? Vec3{} : rest[static_cast<std::size_t>(joint.parent)] + joint.offset;
     low = {std::fmin(low.x, rest[j].x), std::fmin(low.y, rest[j].y), std::fmin(low.z, rest[j].z)};
-    high = {std::fmax(high.x, rest[j].x), std::fmax(high.y, rest[j].y), std::fmax(high.z, rest[j].z)};
+    high = {std::fmax(high.x, rest[j].x), std::fmax(high.y, rest[j].y),
+            std::fmax(high.z, rest[j].z)};
   }
   const double size = std::fmax(high.x - low.x, std::fmax(high.y - low.y, high.z - low.z));
   UnitGuess guess;
@@ -92,8 +101,9 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton) {
   guess.metres = u.metres;
   guess.name = u.name;
   guess.note = "length unit not declared: inferred " + std::string(u.name) +
-               " from the skeleton's rest-pose size, " + figure(size) + " file units = " +
-               figure(size * u.metres) + " m, the size of a person (1.7 m) in no other of m, "
+               " from the skeleton's rest-pose size, " + figure(size) +
+               " file units = " + figure(size * u.metres) +
+               " m, the size of a person (1.7 m) in no other of m, "
                "cm, mm, in, CMU units; set the unit to override";
   return guess;
 }
@@ -103,7 +113,8 @@ UnitGuess infer_coordinate_unit(const Capture& capture) {
   for (const Track& t : capture.tracks()) {
     for (std::size_t i : t.valid_indices()) {
       const Vec3& p = t.position(i);
-      largest = std::fmax(largest, std::fmax(std::fabs(p.x), std::fmax(std::fabs(p.y), std::fabs(p.z))));
+      largest =
+          std::fmax(largest, std::fmax(std::fabs(p.x), std::fmax(std::fabs(p.y), std::fabs(p.z))));
     }
   }
   UnitGuess guess;
@@ -116,8 +127,9 @@ UnitGuess infer_coordinate_unit(const Capture& capture) {
   guess.metres = u.metres;
   guess.name = u.name;
   guess.note = "length unit not declared: inferred " + std::string(u.name) +
-               " from the largest coordinate, " + figure(largest) + " file units = " +
-               figure(largest * u.metres) + " m (a capture volume reaches a few metres from "
+               " from the largest coordinate, " + figure(largest) +
+               " file units = " + figure(largest * u.metres) +
+               " m (a capture volume reaches a few metres from "
                "its origin); set the unit to override";
   return guess;
 }

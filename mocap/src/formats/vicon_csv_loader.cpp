@@ -60,7 +60,8 @@ struct MarkerColumns {
 
 } // namespace
 
-Capture parse_vicon_csv(std::string_view text, std::string_view source, const LoadOptions& options) {
+Capture parse_vicon_csv(std::string_view text, std::string_view source,
+                        const LoadOptions& options) {
   detail::check_options(options, source);
   CsvReader reader(text, source, ',');
   std::vector<CsvCell> cells;
@@ -122,8 +123,8 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source, const Lo
       reader.fail(1, "the file ends before the row of units");
     }
     const std::size_t unit_column = markers.front().x;
-    const double unit = metres_per(text_at(cells, unit_column),
-                                   reader, unit_column < cells.size() ? cells[unit_column].column : 1);
+    const double unit = metres_per(text_at(cells, unit_column), reader,
+                                   unit_column < cells.size() ? cells[unit_column].column : 1);
     info.length_unit = std::string(text_at(cells, unit_column));
     info.frame_rate = rate;
     const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, unit, info);
@@ -147,8 +148,8 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source, const Lo
       }
       const double t = (frame - 1.0) / rate;
       if (!(t > previous)) {
-        reader.fail(cells[0].column, "frame " + detail::describe(frame) +
-                                         " does not follow the row before");
+        reader.fail(cells[0].column,
+                    "frame " + detail::describe(frame) + " does not follow the row before");
       }
       previous = t;
       for (std::size_t m = 0; m < markers.size(); ++m) {

@@ -20,7 +20,9 @@ const Track& Capture::track(std::string_view name) const& {
                    "'; its tracks are: " + (names.empty() ? "(none)" : names));
 }
 
-bool CaptureInfo::in_metres() const { return unit_in_metres > 0.0 && length_scale == unit_in_metres; }
+bool CaptureInfo::in_metres() const {
+  return unit_in_metres > 0.0 && length_scale == unit_in_metres;
+}
 
 void Capture::scale_positions(double factor) {
   for (Track& t : tracks_) {

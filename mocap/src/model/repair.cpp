@@ -71,8 +71,8 @@ Track resample(const Track& track, double rate, Interp interp, double break_fact
   const auto segments = recording_segments(track, break_factor);
   // Grid indices k of each segment: start + k / rate within [its first, its last time].
   struct Span {
-    double k0, k1;     // grid indices
-    double t0, t1;     // the segment's first and last sample times
+    double k0, k1; // grid indices
+    double t0, t1; // the segment's first and last sample times
   };
   std::vector<Span> grid;
   double count = 0.0;
@@ -98,8 +98,8 @@ Track resample(const Track& track, double rate, Interp interp, double break_fact
       const auto upper = std::upper_bound(times.begin(), times.end(), t);
       const std::size_t i = static_cast<std::size_t>(upper - times.begin()) - 1;
       const bool at_sample = times[i] == t;
-      const bool usable = at_sample ? track.valid(i)
-                                    : track.valid(i) && i + 1 < track.size() && track.valid(i + 1);
+      const bool usable =
+          at_sample ? track.valid(i) : track.valid(i) && i + 1 < track.size() && track.valid(i + 1);
       if (usable) {
         out.append(t, track.sample(t, interp));
       } else {

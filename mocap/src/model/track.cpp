@@ -79,8 +79,8 @@ void Track::check_time(double time) const {
 void Track::append(double time, const Pose& pose) {
   check_time(time);
   const auto fail = [&](const std::string& what) {
-    throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) + " at t=" +
-                     detail::describe(time) + " s: " + what);
+    throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) +
+                     " at t=" + detail::describe(time) + " s: " + what);
   };
   const Vec3& p = pose.p;
   if (!(std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
@@ -204,8 +204,9 @@ std::size_t Track::interval_index(double t) const {
       return k;
     }
   }
-  const auto it = std::upper_bound(valid_index_.begin(), valid_index_.end(), t,
-                                   [this](double value, std::size_t i) { return value < times_[i]; });
+  const auto it =
+      std::upper_bound(valid_index_.begin(), valid_index_.end(), t,
+                       [this](double value, std::size_t i) { return value < times_[i]; });
   return static_cast<std::size_t>(it - valid_index_.begin()) - 1;
 }
 

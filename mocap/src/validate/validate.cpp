@@ -13,7 +13,9 @@
 namespace odemocap {
 namespace {
 
-std::string text(double v) { return detail::describe(std::round(v * 1000.0) / 1000.0); }
+std::string text(double v) {
+  return detail::describe(std::round(v * 1000.0) / 1000.0);
+}
 
 class Checker {
 public:
@@ -96,8 +98,7 @@ private:
       add("quaternion-norm", Severity::Warning, t.max_unit_deviation_sample(),
           t.max_unit_deviation_sample(), t.max_unit_deviation(),
           "a quaternion is off unit length by " + detail::describe(t.max_unit_deviation()) +
-              " (tolerance " +
-              detail::describe(o_.unit_tolerance) + ")");
+              " (tolerance " + detail::describe(o_.unit_tolerance) + ")");
     }
   }
 
@@ -168,7 +169,8 @@ private:
       const bool spike = speed > o_.max_linear_speed;
       if (spike) {
         add("linear-speed-spike", Severity::Warning, a, b, speed,
-            "moves at " + text(speed) + " " + unit_ + "/s (limit " + text(o_.max_linear_speed) + ")");
+            "moves at " + text(speed) + " " + unit_ + "/s (limit " + text(o_.max_linear_speed) +
+                ")");
       } else if (k > 1 && !previous_spike) {
         const double acceleration = norm(velocity - previous_velocity) / (0.5 * (dt + previous_dt));
         if (acceleration > o_.max_linear_acceleration) {
@@ -225,10 +227,11 @@ void check_options(const ValidateOptions& o) {
     }
   };
   const auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
-  require(positive(o.max_angular_speed), "max_angular_speed", o.max_angular_speed, "finite and > 0");
+  require(positive(o.max_angular_speed), "max_angular_speed", o.max_angular_speed,
+          "finite and > 0");
   require(positive(o.max_linear_speed), "max_linear_speed", o.max_linear_speed, "finite and > 0");
-  require(positive(o.max_linear_acceleration), "max_linear_acceleration",
-          o.max_linear_acceleration, "finite and > 0");
+  require(positive(o.max_linear_acceleration), "max_linear_acceleration", o.max_linear_acceleration,
+          "finite and > 0");
   require(o.dropped_frame_factor > 1.0 && std::isfinite(o.dropped_frame_factor),
           "dropped_frame_factor", o.dropped_frame_factor, "finite and > 1");
   require(o.irregular_tolerance > 0.0 && o.irregular_tolerance < 1.0, "irregular_tolerance",
