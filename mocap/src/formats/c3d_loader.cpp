@@ -6,6 +6,7 @@
 
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
@@ -259,18 +260,8 @@ private:
 };
 
 double unit_in_metres(const std::string& unit, std::vector<std::string>& notes) {
-  const std::string u = upper(unit);
-  if (u == "MM") {
-    return 0.001;
-  }
-  if (u == "CM") {
-    return 0.01;
-  }
-  if (u == "M") {
-    return 1.0;
-  }
-  if (u == "IN" || u == "INCH") {
-    return 0.0254;
+  if (const std::optional<double> metres = detail::declared_unit(unit)) {
+    return *metres;
   }
   notes.push_back("POINT:UNITS is '" + unit + "', not mm, cm, m or in: millimetres assumed");
   return 0.001;

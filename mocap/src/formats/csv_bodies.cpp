@@ -172,6 +172,35 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
   return stats;
 }
 
+void append_marker_sample(const CsvReader& reader, const std::vector<CsvCell>& cells,
+                          std::size_t first, double time, const PoseConversion& conversion,
+                          Track& track) {
+  double v[3];
+  bool gap = false;
+  for (std::size_t k = 0; k < 3; ++k) {
+    const std::size_t c = first + k;
+    if (c >= cells.size()) {
+      gap = true; // the row stops before the marker: trailing empty cells
+      continue;
+    }
+    const CellKind kind = read_number(cells[c], false, v[k]);
+    if (kind == CellKind::Invalid) {
+      reader.fail(cells[c].column,
+                  "marker " + quote(track.name()) + ": not a number: " + quote(cells[c].text));
+    }
+    gap = gap || kind != CellKind::Number;
+  }
+  try {
+    if (gap) {
+      track.append_gap(time);
+    } else {
+      track.append(time, {conversion.apply({{v[0], v[1], v[2]}, Quat{}}).p, Quat{}});
+    }
+  } catch (const MocapError& e) {
+    reader.fail(1, e.what());
+  }
+}
+
 Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
                      const PoseConversion& conversion, const LoadOptions& options,
                      std::string_view text, CaptureInfo info, RowStats& stats) {

@@ -13,9 +13,9 @@ namespace odemocap::detail {
 /// Where a body's values are; -1 for a column not (yet) found.
 struct BodyColumns {
   std::string name;
-  int position[3] = {-1, -1, -1};   ///< x, y, z
+  int position[3] = {-1, -1, -1};       ///< x, y, z
   int quaternion[4] = {-1, -1, -1, -1}; ///< w, x, y, z
-  std::size_t header_column = 0;    ///< byte column of the body's first header cell
+  std::size_t header_column = 0;        ///< byte column of the body's first header cell
 
   /// A marker: x, y, z columns and no quaternion column at all.
   bool position_only() const {
@@ -65,5 +65,12 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
                         bool renormalize, const PoseConversion& conversion,
                         const TrackSelection& selection, std::size_t expected_rows,
                         std::vector<Track>& tracks);
+
+/// Reads a marker's X, Y, Z cells from cell `first` of a row and appends the sample at `time`
+/// to `track` (position-only): empty cells, or a row that ends before them, make a gap; a cell
+/// that is not a number is a LoadError at its column.
+void append_marker_sample(const CsvReader& reader, const std::vector<CsvCell>& cells,
+                          std::size_t first, double time, const PoseConversion& conversion,
+                          Track& track);
 
 } // namespace odemocap::detail

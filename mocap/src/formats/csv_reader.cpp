@@ -93,6 +93,15 @@ void CsvReader::fail(std::size_t column, const std::string& message) const {
   throw LoadError(std::string(source_), line_, column, message);
 }
 
+bool is_blank(const std::vector<CsvCell>& cells) {
+  for (const CsvCell& c : cells) {
+    if (!c.text.empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 char detect_delimiter(std::string_view line) {
   std::size_t comma = 0, semicolon = 0, tab = 0;
   bool quoted = false;

@@ -11,7 +11,7 @@
 namespace odemocap::detail {
 
 struct CsvCell {
-  std::string_view text; ///< inner text: unquoted, trimmed of spaces and tabs (unless quoted)
+  std::string_view text;  ///< inner text: unquoted, trimmed of spaces and tabs (unless quoted)
   std::size_t column = 0; ///< 1-based byte column where the cell starts
 };
 
@@ -36,6 +36,9 @@ private:
   std::size_t next_line_ = 1;
   std::size_t line_ = 0;
 };
+
+/// Whether every cell of a row is empty (a blank line, or one of separators only).
+bool is_blank(const std::vector<CsvCell>& cells);
 
 /// The most frequent of ',', ';' and tab outside quotes in `line` (',' when none occurs).
 char detect_delimiter(std::string_view line);

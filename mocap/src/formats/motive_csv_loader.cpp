@@ -6,6 +6,7 @@
 #include "csv_reader.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/load.hpp>
 
@@ -52,16 +53,9 @@ double metres_per_unit(const Metadata& m, CsvReader& reader, CaptureInfo& info) 
     info.length_unit = "m";
     return 1.0;
   }
-  const std::string u = lower(*units);
   info.length_unit = *units;
-  if (u == "meters" || u == "metres") {
-    return 1.0;
-  }
-  if (u == "centimeters" || u == "centimetres") {
-    return 0.01;
-  }
-  if (u == "millimeters" || u == "millimetres") {
-    return 0.001;
+  if (const std::optional<double> metres = detail::declared_unit(*units)) {
+    return *metres;
   }
   reader.fail(m.columns.at("Length Units"), "unknown Length Units " + quote(*units) +
                                                 "; expected Meters, Centimeters or Millimeters");

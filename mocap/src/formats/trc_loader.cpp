@@ -5,9 +5,11 @@
 // stops early, is a gap. OpenSim is Y up.
 
 #include "checks.hpp"
+#include "csv_bodies.hpp"
 #include "csv_reader.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/load.hpp>
 
@@ -24,19 +26,10 @@ using detail::CsvCell;
 using detail::CsvReader;
 using detail::quote;
 
-bool blank(const std::vector<CsvCell>& cells) {
-  for (const CsvCell& c : cells) {
-    if (!c.text.empty()) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /// The next row that is not blank; false at the end.
 bool next_filled(CsvReader& reader, std::vector<CsvCell>& cells) {
   while (reader.next_row(cells)) {
-    if (!blank(cells)) {
+    if (!detail::is_blank(cells)) {
       return true;
     }
   }
@@ -44,15 +37,8 @@ bool next_filled(CsvReader& reader, std::vector<CsvCell>& cells) {
 }
 
 double metres_per(const std::string& unit, CsvReader& reader, std::size_t column) {
-  const std::string u = detail::lower(unit);
-  if (u == "mm") {
-    return 0.001;
-  }
-  if (u == "cm") {
-    return 0.01;
-  }
-  if (u == "m") {
-    return 1.0;
+  if (const std::optional<double> metres = detail::declared_unit(unit)) {
+    return *metres;
   }
   reader.fail(column, "unknown Units " + quote(unit) + "; expected mm, cm or m");
 }
@@ -179,30 +165,7 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     }
     previous = t;
     for (std::size_t m = 0; m < names.size(); ++m) {
-      double v[3];
-      bool gap = false;
-      for (std::size_t k = 0; k < 3; ++k) {
-        const std::size_t c = first_column[m] + k;
-        if (c >= cells.size()) {
-          gap = true;
-          continue;
-        }
-        const detail::CellKind kind = detail::read_number(cells[c], false, v[k]);
-        if (kind == detail::CellKind::Invalid) {
-          reader.fail(cells[c].column,
-                      "marker " + quote(names[m]) + ": not a number: " + quote(cells[c].text));
-        }
-        gap = gap || kind != detail::CellKind::Number;
-      }
-      try {
-        if (gap) {
-          tracks[m].append_gap(t);
-        } else {
-          tracks[m].append(t, {conversion.apply({{v[0], v[1], v[2]}, Quat{}}).p, Quat{}});
-        }
-      } catch (const MocapError& e) {
-        reader.fail(1, e.what());
-      }
+      detail::append_marker_sample(reader, cells, first_column[m], t, conversion, tracks[m]);
     }
     ++rows;
   }

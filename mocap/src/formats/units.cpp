@@ -5,6 +5,7 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iterator>
@@ -75,6 +76,37 @@ std::optional<double> parse_length_unit(std::string_view text) {
 }
 
 namespace detail {
+
+std::optional<double> declared_unit(std::string_view name) {
+  std::string u(name);
+  for (char& c : u) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  static const std::pair<const char*, double> names[] = {{"mm", 0.001},
+                                                         {"millimeter", 0.001},
+                                                         {"millimeters", 0.001},
+                                                         {"millimetre", 0.001},
+                                                         {"millimetres", 0.001},
+                                                         {"cm", 0.01},
+                                                         {"centimeter", 0.01},
+                                                         {"centimeters", 0.01},
+                                                         {"centimetre", 0.01},
+                                                         {"centimetres", 0.01},
+                                                         {"m", 1.0},
+                                                         {"meter", 1.0},
+                                                         {"meters", 1.0},
+                                                         {"metre", 1.0},
+                                                         {"metres", 1.0},
+                                                         {"in", 0.0254},
+                                                         {"inch", 0.0254},
+                                                         {"inches", 0.0254}};
+  for (const auto& [key, metres] : names) {
+    if (u == key) {
+      return metres;
+    }
+  }
+  return std::nullopt;
+}
 
 UnitGuess infer_skeleton_unit(const Skeleton& skeleton) {
   std::vector<Vec3> rest(skeleton.joints.size());

@@ -4,9 +4,15 @@
 #include <odemocap/capture.hpp>
 #include <odemocap/skeleton.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace odemocap::detail {
+
+/// Metres per unit of a unit a file declares by name, case-insensitive: mm, cm, m, in and
+/// their spelt-out forms (millimeters/millimetres, ..., inch/inches); nullopt for others.
+std::optional<double> declared_unit(std::string_view name);
 
 /// A length unit chosen for a file that declares none, with the evidence in one sentence.
 struct UnitGuess {

@@ -6,9 +6,11 @@
 // a note.
 
 #include "checks.hpp"
+#include "csv_bodies.hpp"
 #include "csv_reader.hpp"
 #include "load_common.hpp"
 #include "text_scanner.hpp"
+#include "units.hpp"
 
 #include <odemocap/load.hpp>
 
@@ -24,30 +26,14 @@ using detail::CsvCell;
 using detail::CsvReader;
 using detail::quote;
 
-bool blank(const std::vector<CsvCell>& cells) {
-  for (const CsvCell& c : cells) {
-    if (!c.text.empty()) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::string_view text_at(const std::vector<CsvCell>& cells, std::size_t i) {
   return i < cells.size() ? cells[i].text : std::string_view();
 }
 
 /// Metres per unit of a Trajectories units cell.
 double metres_per(std::string_view unit, CsvReader& reader, std::size_t column) {
-  const std::string u = detail::lower(unit);
-  if (u == "mm") {
-    return 0.001;
-  }
-  if (u == "cm") {
-    return 0.01;
-  }
-  if (u == "m") {
-    return 1.0;
+  if (const std::optional<double> metres = detail::declared_unit(unit)) {
+    return *metres;
   }
   reader.fail(column, "unknown trajectory unit " + quote(unit) + "; expected mm, cm or m");
 }
@@ -70,13 +56,13 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
   info.source = std::string(source);
   info.format = to_string(Format::ViconCsv);
   while (reader.next_row(cells)) {
-    if (blank(cells)) {
+    if (detail::is_blank(cells)) {
       continue;
     }
     const std::string block(cells[0].text);
     if (block != "Trajectories") {
       skipped.push_back(block);
-      while (reader.next_row(cells) && !blank(cells)) {
+      while (reader.next_row(cells) && !detail::is_blank(cells)) {
       }
       continue;
     }
@@ -140,7 +126,7 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
       tracks.back().set_position_only(true);
     }
     double previous = -INFINITY;
-    while (reader.next_row(cells) && !blank(cells)) {
+    while (reader.next_row(cells) && !detail::is_blank(cells)) {
       double frame = 0.0;
       if (detail::read_number(cells[0], false, frame) != detail::CellKind::Number ||
           frame != std::floor(frame) || std::fabs(frame) > 9007199254740992.0) {
@@ -153,30 +139,7 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
       }
       previous = t;
       for (std::size_t m = 0; m < markers.size(); ++m) {
-        double v[3];
-        bool gap = false;
-        for (std::size_t k = 0; k < 3; ++k) {
-          const std::size_t c = markers[m].x + k;
-          if (c >= cells.size()) {
-            gap = true; // the row stops before the marker: trailing empty cells
-            continue;
-          }
-          const detail::CellKind kind = detail::read_number(cells[c], false, v[k]);
-          if (kind == detail::CellKind::Invalid) {
-            reader.fail(cells[c].column, "marker " + quote(markers[m].name) +
-                                             ": not a number: " + quote(cells[c].text));
-          }
-          gap = gap || kind != detail::CellKind::Number;
-        }
-        try {
-          if (gap) {
-            tracks[m].append_gap(t);
-          } else {
-            tracks[m].append(t, {conversion.apply({{v[0], v[1], v[2]}, Quat{}}).p, Quat{}});
-          }
-        } catch (const MocapError& e) {
-          reader.fail(1, e.what());
-        }
+        detail::append_marker_sample(reader, cells, markers[m].x, t, conversion, tracks[m]);
       }
     }
     if (tracks.front().empty()) {
