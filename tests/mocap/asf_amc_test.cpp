@@ -141,6 +141,8 @@ TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
   std::string twice = asf;
   twice.replace(twice.find("name rfemur"), 11, "name lfemur");
   EXPECT_NE(error(twice, ":DEGREES\n1\n").find("a second bone named 'lfemur'"), std::string::npos);
+  // A fuzzer's finding: a line of parentheses only (no words) read the first word of none.
+  EXPECT_NE(error(asf + "(\n", ":DEGREES\n1\n(\n()\n").find("no error"), std::string::npos);
   // An AMC in memory needs its skeleton named; a lone ASF is not a capture.
   EXPECT_NE(test::error_message<LoadError>([] {
               load_capture_from_memory(":FULLY-SPECIFIED\n:DEGREES\n1\n", "m.amc");

@@ -190,6 +190,9 @@ Asf parse_asf(std::string_view text, const Reader& r) {
   std::size_t orientation_line = 0;
   for (const Line& line : lines) {
     const std::vector<std::string_view> w = words(line.text);
+    if (w.empty()) {
+      continue; // only parentheses
+    }
     if (w[0][0] == ':') {
       section = lower(w[0]);
       continue;
@@ -433,6 +436,9 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
         continue;
       }
       split_words(lines[i].text, w);
+      if (w.empty()) {
+        continue; // only parentheses
+      }
       const std::size_t k = i - first;
       std::size_t b = k < bone_of_line.size() ? bone_of_line[k] : n;
       if (b == n || asf.bones[b].name != w[0]) {
