@@ -77,6 +77,8 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
                      {"length_scale", info.length_scale},
                      {"positions_in_metres", info.in_metres()},
                      {"up_axis", axis_name(info.up_axis)},
+                     {"file_up_axis", axis_name(info.file_up_axis)},
+                     {"up_axis_source", info.up_axis_source},
                      {"notes", info.notes},
                      {"tracks", nlohmann::json::array()}};
   for (const TrackSummary& s : tracks) {
@@ -124,7 +126,8 @@ void print_text(const std::string& path, const Capture& capture,
   if (frames > 0) {
     std::printf(", %.3f s (%g to %g s)", end - start, display_time(start), display_time(end));
   }
-  std::printf("\n  %s; up axis %s\n", units_text(info).c_str(), axis_name(info.up_axis));
+  std::printf("\n  %s; up axis %s (the file's %s, %s)\n", units_text(info).c_str(),
+              axis_name(info.up_axis), axis_name(info.file_up_axis), info.up_axis_source.c_str());
   for (const std::string& note : info.notes) {
     std::printf("  note: %s\n", printable(note).c_str());
   }

@@ -124,6 +124,34 @@ TEST(Units, DeclaredUnitsAreUsedAndSaidToBeDeclared) {
   EXPECT_FALSE(load_capture(path, extra).info().in_metres());
 }
 
+TEST(UpAxis, ABvhSaysItsUpAxisThroughItsHead) {
+  // CMU: Y up, as the convention says; the inference agrees and adds no note.
+  const Capture cmu = load_capture(test::repo_data("cmu/131_01.bvh"));
+  EXPECT_EQ(cmu.info().up_axis_source, "inferred");
+  EXPECT_EQ(cmu.info().file_up_axis, Axis::Y);
+  // The same figure exported from a Z-up tool: its bones along +Z instead of +Y.
+  std::string z_up = figure_bvh(1.75);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"OFFSET 0 0.875 0", "OFFSET 0 0 0.875"},
+        {"OFFSET 0 -0.4375 0", "OFFSET 0 0 -0.4375"},
+        {"OFFSET 0 0.1 0", "OFFSET 0 0 0.1"}}) {
+    for (std::size_t at = z_up.find(from); at != std::string::npos; at = z_up.find(from)) {
+      z_up.replace(at, from.size(), to);
+    }
+  }
+  LoadOptions to_z;
+  to_z.up_axis = Axis::Z;
+  const Capture c = parse_bvh(z_up, "zup.bvh", to_z);
+  EXPECT_EQ(c.info().file_up_axis, Axis::Z);
+  EXPECT_NE(c.info().notes.back().find("up axis inferred: +Z"), std::string::npos)
+      << c.info().notes.back();
+  // No turn was needed: the head stays straight above the hips (taking the BVH convention,
+  // Y, and turning Y to Z would have laid the figure on its back, head along -Y).
+  const Vec3 d = c.track("Head").position(0) - c.track("Hips").position(0);
+  EXPECT_NEAR(d.z, 0.875, 1e-12);
+  EXPECT_NEAR(d.y, 0.0, 1e-12);
+}
+
 TEST(Units, ParseLengthUnitTakesNamesAndNumbersAndRefusesTheRest) {
   EXPECT_EQ(parse_length_unit("mm"), 0.001);
   EXPECT_EQ(parse_length_unit("cmu"), k_cmu);

@@ -31,6 +31,12 @@ struct CaptureInfo {
   std::string unit_source;
   double length_scale = 1.0;     ///< factor applied to the file's numbers to get stored positions
   Axis up_axis = Axis::Z;        ///< world axis pointing up in the stored positions
+  /// The file's up axis (before LoadOptions::up_axis turned it) and where it came from:
+  /// "declared" (the file says, e.g. C3D POINT:Y_SCREEN), "format" (the format's fixed
+  /// convention: Motive, TRC and ASF Y; Qualisys, Vicon, MVNX and generic CSV Z), or
+  /// "inferred" (BVH: from the head's rest position, see the notes).
+  Axis file_up_axis = Axis::Z;
+  std::string up_axis_source;
   /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
   /// with the data rows; one sentence each.
   std::vector<std::string> notes;

@@ -392,8 +392,19 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
     info.length_unit = guess.name;
     info.notes.push_back(guess.note);
   }
+  // The BVH convention is Y up; exporters from Z-up tools write Z up: the head tells.
+  Axis up = Axis::Y;
+  bool down = false;
+  std::string up_note;
+  if (detail::infer_skeleton_up(skeleton, up, down, up_note)) {
+    info.up_axis_source = "inferred";
+    if (up != Axis::Y || down) {
+      info.notes.push_back(up_note + " (not the BVH convention, +Y)" +
+                           (down ? "; the data is turned half a turn so it points up" : ""));
+    }
+  }
   const detail::PoseConversion conversion =
-      detail::make_conversion(options, Axis::Y, 0.0, info, inferred);
+      detail::make_conversion(options, up, 0.0, info, inferred, down);
 
   const detail::TrackSelection selection(options.tracks);
   std::vector<std::string> names;

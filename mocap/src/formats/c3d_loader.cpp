@@ -435,6 +435,9 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   info.length_unit = units.empty() ? "mm" : units[0];
   bool down = false;
   const Axis up = up_axis_of(parameters, down);
+  if (!parameters.strings("POINT", "Y_SCREEN").empty()) {
+    info.up_axis_source = "declared";
+  }
   const detail::PoseConversion conversion =
       detail::make_conversion(options, up, unit, info, 0.0, down);
   if (down) {

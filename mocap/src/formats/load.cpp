@@ -311,6 +311,10 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   info.length_scale = conversion.scale;
   const Axis target = options.up_axis.value_or(file_up);
   info.up_axis = target;
+  info.file_up_axis = file_up;
+  if (info.up_axis_source.empty()) {
+    info.up_axis_source = "format";
+  }
   const Vec3 up = axis_vector(file_up) * (file_up_negative ? -1.0 : 1.0);
   if (target != file_up || file_up_negative) {
     conversion.rotation = from_to(up, axis_vector(target));

@@ -140,6 +140,44 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton) {
   return guess;
 }
 
+bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note) {
+  std::vector<Vec3> rest(skeleton.joints.size());
+  int head = -1;
+  for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
+    const Joint& joint = skeleton.joints[j];
+    rest[j] =
+        joint.parent < 0 ? Vec3{} : rest[static_cast<std::size_t>(joint.parent)] + joint.offset;
+    std::string name = joint.name;
+    for (char& c : name) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (head < 0 && !joint.end_site && name.find("head") != std::string::npos) {
+      head = static_cast<int>(j);
+    }
+  }
+  if (head < 0) {
+    return false;
+  }
+  // The head's root, for skeletons with several roots.
+  int root = head;
+  while (skeleton.joints[static_cast<std::size_t>(root)].parent >= 0) {
+    root = skeleton.joints[static_cast<std::size_t>(root)].parent;
+  }
+  const Vec3 up = rest[static_cast<std::size_t>(head)] - rest[static_cast<std::size_t>(root)];
+  const double ax = std::fabs(up.x), ay = std::fabs(up.y), az = std::fabs(up.z);
+  if (!(std::fmax(ax, std::fmax(ay, az)) > 0.0)) {
+    return false;
+  }
+  axis = ax >= ay && ax >= az ? Axis::X : ay >= az ? Axis::Y : Axis::Z;
+  const double along = axis == Axis::X ? up.x : axis == Axis::Y ? up.y : up.z;
+  negative = along < 0.0;
+  const char* name = axis == Axis::X ? "X" : axis == Axis::Y ? "Y" : "Z";
+  note = std::string("up axis inferred: ") + (negative ? "-" : "+") + name + ", from joint '" +
+         skeleton.joints[static_cast<std::size_t>(head)].name + "' " + describe(up) +
+         " from the root in the rest pose";
+  return true;
+}
+
 UnitGuess infer_coordinate_unit(const Capture& capture) {
   double largest = 0.0;
   for (const Track& t : capture.tracks()) {

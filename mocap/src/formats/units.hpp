@@ -26,6 +26,11 @@ struct UnitGuess {
 /// 1.7 m for metres, centimetres, millimetres, inches and CMU units (1/0.45 inch).
 UnitGuess infer_skeleton_unit(const Skeleton& skeleton);
 
+/// The file's up axis of a skeleton: the dominant axis (and its sign) from the root to the
+/// head (the joint whose name contains "head", ignoring case) in the rest pose; false when the
+/// skeleton has no head joint or it sits on the root.
+bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
+
 /// The unit that puts the largest coordinate of the valid positions closest to 2 m (a lab's
 /// capture volume reaches a few metres from its origin), among metres, centimetres and
 /// millimetres. Positions are the file's numbers.
