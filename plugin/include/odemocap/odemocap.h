@@ -35,7 +35,8 @@ typedef struct odmBindOptions {
 /* Message of the last failed call on this thread ("" if none). */
 const char* odmLastError(void);
 
-/* Loads a capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV).
+/* Loads a capture file (BVH, ASF/AMC, MVNX, C3D, Motive CSV, Qualisys TSV, Vicon CSV, TRC,
+ * rigid-body CSV; see load.hpp).
  * length_scale multiplies positions after the file's declared unit is converted to metres
  * (files that declare none, BVH and generic CSV, keep their numbers); z_up != 0 turns the
  * capture's up axis into +Z. NULL on error. */
