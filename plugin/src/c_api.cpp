@@ -57,10 +57,12 @@ const char* odmLastError(void) {
   return last_error.c_str();
 }
 
-odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
+namespace {
+
+/// A capture loaded from `path` with `options`, Z up when asked; NULL and the error kept when
+/// it cannot be.
+odmCaptureID load(const char* path, odemocap::LoadOptions options, int z_up) {
   return guarded<odmCaptureID>(nullptr, [&] {
-    odemocap::LoadOptions options;
-    options.length_scale = length_scale;
     if (z_up != 0) {
       options.up_axis = odemocap::Axis::Z;
     }
@@ -70,17 +72,18 @@ odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
   });
 }
 
+} // namespace
+
+odmCaptureID odmCaptureLoad(const char* path, dReal length_scale, int z_up) {
+  odemocap::LoadOptions options;
+  options.length_scale = length_scale;
+  return load(path, options, z_up);
+}
+
 odmCaptureID odmCaptureLoadMetres(const char* path, int z_up) {
-  return guarded<odmCaptureID>(nullptr, [&] {
-    odemocap::LoadOptions options;
-    options.to_metres = true;
-    if (z_up != 0) {
-      options.up_axis = odemocap::Axis::Z;
-    }
-    auto capture = std::make_unique<odmCapture>();
-    capture->capture = odemocap::load_capture(require(path, "path"), options);
-    return capture.release();
-  });
+  odemocap::LoadOptions options;
+  options.to_metres = true;
+  return load(path, options, z_up);
 }
 
 void odmCaptureDestroy(odmCaptureID capture) {
