@@ -57,6 +57,19 @@ TEST(ViconCsv, TrajectoriesAreMarkersAndOtherBlocksAreSkipped) {
   EXPECT_NE(c.info().notes[0].find("'Devices' skipped"), std::string::npos);
 }
 
+TEST(ViconCsv, OlderExportsWithFieldNumbersAndNoUnitsRowLoadInMillimetres) {
+  const Capture c = load_capture_from_memory(
+      "Trajectories\n120\n,LASI,,,RASI,,\nField #,X,Y,Z,X,Y,Z\n1,100,200,900,,,\n"
+      "2,101,200,900,300,200,900\n",
+      "old.csv");
+  EXPECT_EQ(c.info().format, "vicon-csv");
+  EXPECT_EQ(c.info().length_unit, "mm");
+  EXPECT_TRUE(test::near_vec(c.track("LASI").position(1), {0.101, 0.2, 0.9}, 1e-15));
+  EXPECT_FALSE(c.track("RASI").valid(0));
+  EXPECT_NEAR(c.track("RASI").time(1), 1.0 / 120, 1e-15);
+  EXPECT_NE(c.info().notes.back().find("no units row"), std::string::npos);
+}
+
 TEST(ViconCsv, BrokenExportsSayWhereAndWhat) {
   const auto error = [](const std::string& text) {
     return test::error_message<LoadError>([&] { parse_vicon_csv(text, "bad.csv"); });

@@ -79,7 +79,7 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
     }
     std::vector<MarkerColumns> markers;
     std::set<std::string> names;
-    for (std::size_t i = 2; i < cells.size(); ++i) {
+    for (std::size_t i = 1; i < cells.size(); ++i) { // cell 0 is under Frame
       if (cells[i].text.empty()) {
         continue;
       }
@@ -92,7 +92,9 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
     if (markers.empty()) {
       reader.fail(1, "the Trajectories block names no marker");
     }
-    if (!reader.next_row(cells) || text_at(cells, 0) != "Frame") {
+    // "Frame, Sub Frame, X, Y, Z, ..." (Nexus 2) or "Field #, X, Y, Z, ..." (older exports).
+    if (!reader.next_row(cells) ||
+        (text_at(cells, 0) != "Frame" && text_at(cells, 0) != "Field #")) {
       reader.fail(1, "expected the column names (Frame, Sub Frame, X, Y, Z, ...)");
     }
     for (const MarkerColumns& m : markers) {
@@ -108,10 +110,19 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
     if (!reader.next_row(cells)) {
       reader.fail(1, "the file ends before the row of units");
     }
+    // The units row; older exports go straight to the data (a number under Frame).
     const std::size_t unit_column = markers.front().x;
-    const double unit = metres_per(text_at(cells, unit_column), reader,
-                                   unit_column < cells.size() ? cells[unit_column].column : 1);
-    info.length_unit = std::string(text_at(cells, unit_column));
+    double first_frame = 0.0;
+    const bool units_row = !detail::parse_double(text_at(cells, 0), first_frame);
+    const double unit = units_row
+                            ? metres_per(text_at(cells, unit_column), reader,
+                                         unit_column < cells.size() ? cells[unit_column].column : 1)
+                            : 0.001;
+    info.length_unit = units_row ? std::string(text_at(cells, unit_column)) : "mm";
+    if (!units_row) {
+      info.notes.push_back("the Trajectories block has no units row: millimetres assumed "
+                           "(Vicon's unit)");
+    }
     info.frame_rate = rate;
     const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, unit, info);
     const detail::TrackSelection selection(options.tracks);
@@ -126,7 +137,8 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
       tracks.back().set_position_only(true);
     }
     double previous = -INFINITY;
-    while (reader.next_row(cells) && !detail::is_blank(cells)) {
+    for (bool row = units_row ? reader.next_row(cells) : true; row && !detail::is_blank(cells);
+         row = reader.next_row(cells)) {
       double frame = 0.0;
       if (detail::read_number(cells[0], false, frame) != detail::CellKind::Number ||
           frame != std::floor(frame) || std::fabs(frame) > 9007199254740992.0) {
