@@ -28,12 +28,11 @@ LoadError error_of(const std::string& text, const LoadOptions& options = {}) {
 // ---- generic rigid-body CSV ----
 
 TEST(RigidBodyCsv, ReadsNamedColumnsAndKeepsGapsAsGaps) {
-  const std::string text =
-      "time,hand.x,hand.y,hand.z,hand.qw,hand.qx,hand.qy,hand.qz,note\n"
-      "0.0,1,2,3,1,0,0,0,ok\n"
-      "0.1,,,,,,,,occluded\n"
-      "0.2,1.5,2,3,NaN,0,0,0,nan is missing too\n"
-      "0.3,2,2,3,0.7071067811865476,0,0,0.7071067811865476,\n";
+  const std::string text = "time,hand.x,hand.y,hand.z,hand.qw,hand.qx,hand.qy,hand.qz,note\n"
+                           "0.0,1,2,3,1,0,0,0,ok\n"
+                           "0.1,,,,,,,,occluded\n"
+                           "0.2,1.5,2,3,NaN,0,0,0,nan is missing too\n"
+                           "0.3,2,2,3,0.7071067811865476,0,0,0.7071067811865476,\n";
   const Capture capture = load_capture_from_memory(text, "hand.csv");
   EXPECT_EQ(capture.info().format, "rigid-body-csv");
   const Track& hand = capture.track("hand");
@@ -42,7 +41,8 @@ TEST(RigidBodyCsv, ReadsNamedColumnsAndKeepsGapsAsGaps) {
   EXPECT_FALSE(hand.valid(1)); // empty cells are a gap, not a zero pose
   EXPECT_FALSE(hand.valid(2));
   EXPECT_TRUE(near_vec(hand.position(3), {2, 2, 3}, 0));
-  EXPECT_TRUE(same_rotation(hand.orientation(3), from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-15));
+  EXPECT_TRUE(
+      same_rotation(hand.orientation(3), from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-15));
   ASSERT_EQ(capture.info().notes.size(), 1u); // the "note" column was not read
   EXPECT_NE(capture.info().notes[0].find("'note'"), std::string::npos);
 }
@@ -63,7 +63,8 @@ TEST(RigidBodyCsv, SemicolonsWithDecimalCommasQuotesAndTabs) {
 }
 
 TEST(RigidBodyCsv, FrameColumnWithRateAndQuaternionOrderOption) {
-  const std::string text = "frame,b.x,b.y,b.z,b.q0,b.q1,b.q2,b.q3\n10,0,0,0,0,0,0,1\n11,0,0,0,0,0,0,1\n";
+  const std::string text =
+      "frame,b.x,b.y,b.z,b.q0,b.q1,b.q2,b.q3\n10,0,0,0,0,0,0,1\n11,0,0,0,0,0,0,1\n";
   LoadOptions options;
   EXPECT_NE(error_of(text, options).message().find("frame_rate"), std::string::npos);
   options.frame_rate = 100;
@@ -132,13 +133,15 @@ TEST(MotiveCsv, Version123TakeKeepsGapsJumpsAndReportsTheHeadersClaim) {
   const Capture capture = load_capture(path);
   ASSERT_EQ(capture.tracks().size(), 3u);
   // Gap counts from PROVENANCE.md: device02 1 row, device03 2, device05 186.
-  const std::pair<const char*, std::size_t> gaps[] = {{"device02", 1}, {"device03", 2}, {"device05", 186}};
+  const std::pair<const char*, std::size_t> gaps[] = {
+      {"device02", 1}, {"device03", 2}, {"device05", 186}};
   for (const auto& [name, count] : gaps) {
     const Track& t = capture.track(name);
     EXPECT_EQ(t.size(), 934u);
     EXPECT_EQ(t.size() - t.valid_count(), count) << name;
     for (std::size_t k = 1; k < t.valid_indices().size(); ++k) { // flips removed
-      ASSERT_GE(dot(t.orientation(t.valid_indices()[k - 1]), t.orientation(t.valid_indices()[k])), 0);
+      ASSERT_GE(dot(t.orientation(t.valid_indices()[k - 1]), t.orientation(t.valid_indices()[k])),
+                0);
     }
   }
   const Track& t = capture.track("device02");
@@ -148,7 +151,9 @@ TEST(MotiveCsv, Version123TakeKeepsGapsJumpsAndReportsTheHeadersClaim) {
   for (const std::string& n : capture.info().notes) {
     notes += n + "\n";
   }
-  EXPECT_NE(notes.find("Total Exported Frames 190951, the file has 934 data rows"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Total Exported Frames 190951, the file has 934 data rows"),
+            std::string::npos)
+      << notes;
   EXPECT_NE(notes.find("jump 4 time(s), first 72838 -> 76400"), std::string::npos) << notes;
 }
 
@@ -159,17 +164,18 @@ std::string motive_export(const std::string& types, const std::string& names,
                           const std::string& row0, const std::string& row1) {
   return "Format Version,1.23,Take Name,t,Export Frame Rate,100.000000,Total Exported Frames,2,"
          "Rotation Type,Quaternion,Length Units,Millimeters,Coordinate Space,Global\n\n"
-         ",Type," + types + "\n,Name," + names + "\n,ID," + std::string(types.size() > 0 ? "1" : "") +
-         "\n,," + properties + "\nFrame,Time (Seconds)," + axes + "\n0,0.00," + row0 +
-         "\n1,0.01," + row1 + "\n";
+         ",Type," +
+         types + "\n,Name," + names + "\n,ID," + std::string(types.size() > 0 ? "1" : "") + "\n,," +
+         properties + "\nFrame,Time (Seconds)," + axes + "\n0,0.00," + row0 + "\n1,0.01," + row1 +
+         "\n";
 }
 
 TEST(MotiveCsv, MarkerOnlyExportsLoadAsPositionOnlyTracks) {
   const std::string text = motive_export(
       "Marker,Marker,Marker,Marker,Marker,Marker,Marker",
       "Unlabeled 1036,Unlabeled 1036,Unlabeled 1036,hand:tip,hand:tip,hand:tip,hand:tip",
-      "Position,Position,Position,Position,Position,Position,Marker Quality",
-      "X,Y,Z,X,Y,Z,", "1,2,3,10,20,30,0.9", ",,,11,21,31,0.8");
+      "Position,Position,Position,Position,Position,Position,Marker Quality", "X,Y,Z,X,Y,Z,",
+      "1,2,3,10,20,30,0.9", ",,,11,21,31,0.8");
   const Capture c = parse_motive_csv(text, "markers.csv");
   ASSERT_EQ(c.tracks().size(), 2u);
   const Track& unlabeled = c.track("Unlabeled 1036");
@@ -179,13 +185,24 @@ TEST(MotiveCsv, MarkerOnlyExportsLoadAsPositionOnlyTracks) {
   EXPECT_TRUE(near_vec(c.track("hand:tip").position(1), {0.011, 0.021, 0.031}, 1e-15));
 }
 
+TEST(MotiveCsv, AMarkerOnlyExportWithEulerRotationTypeLoads) {
+  std::string text = motive_export("Marker,Marker,Marker", "a,a,a", "Position,Position,Position",
+                                   "X,Y,Z", "1,2,3", "1,2,4");
+  text.replace(text.find("Rotation Type,Quaternion"), 24, "Rotation Type,XYZ");
+  const Capture c = parse_motive_csv(text, "euler_markers.csv");
+  EXPECT_EQ(c.track("a").size(), 2u);
+  EXPECT_NE(c.info().notes.back().find("markers only"), std::string::npos);
+}
+
 TEST(MotiveCsv, ARigidBodyMarkerNamedLikeAMarkerKeepsBothApart) {
-  const std::string text = motive_export(
-      "Rigid Body Marker,Rigid Body Marker,Rigid Body Marker,Marker,Marker,Marker",
-      "tool:M1,tool:M1,tool:M1,tool:M1,tool:M1,tool:M1", "Position,Position,Position,Position,"
-      "Position,Position", "X,Y,Z,X,Y,Z", "1,2,3,1.5,2,3", "1,2,3,1.5,2,3");
+  const std::string text =
+      motive_export("Rigid Body Marker,Rigid Body Marker,Rigid Body Marker,Marker,Marker,Marker",
+                    "tool:M1,tool:M1,tool:M1,tool:M1,tool:M1,tool:M1",
+                    "Position,Position,Position,Position,"
+                    "Position,Position",
+                    "X,Y,Z,X,Y,Z", "1,2,3,1.5,2,3", "1,2,3,1.5,2,3");
   const Capture c = parse_motive_csv(text, "both.csv");
-  EXPECT_EQ(c.track("tool:M1").position(0).x, 0.0015);                      // measured
+  EXPECT_EQ(c.track("tool:M1").position(0).x, 0.0015);                    // measured
   EXPECT_EQ(c.track("tool:M1 (rigid body marker)").position(0).x, 0.001); // solved
 }
 
@@ -208,7 +225,8 @@ TEST(MotiveCsv, EulerRotationTypeIsRejectedWithAClearMessage) {
   const LoadError e = error_of(text);
   EXPECT_EQ(e.line(), 1u);
   EXPECT_EQ(e.column(), 47u); // the value "XYZ"
-  EXPECT_NE(e.message().find("Rotation Type 'XYZ' is not supported"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("Rotation Type 'XYZ' is not supported"), std::string::npos)
+      << e.what();
 }
 
 TEST(MotiveCsv, ASpreadsheetResaveWithSemicolonsAndDecimalCommasStillLoads) {

@@ -61,18 +61,26 @@ double metres_per_unit(const Metadata& m, CsvReader& reader, CaptureInfo& info) 
                                                 "; expected Meters, Centimeters or Millimeters");
 }
 
-void check_rotation_type(const Metadata& m, CsvReader& reader, CaptureInfo& info) {
+/// Rigid bodies need quaternions; markers have no rotation, so a marker-only export with
+/// Euler angles loads (noted). An error points at the metadata line (line 1).
+void check_rotation_type(const Metadata& m, const CsvReader& reader, bool bodies,
+                         CaptureInfo& info) {
   const std::string* type = m.find("Rotation Type");
   if (type == nullptr) {
     info.notes.push_back("no 'Rotation Type' in the header: rotations taken as quaternions");
     return;
   }
-  if (lower(*type) != "quaternion") {
-    reader.fail(m.columns.at("Rotation Type"),
-                "Rotation Type " + quote(*type) +
-                    " is not supported: export the take from Motive with Rotation Type "
-                    "Quaternion");
+  if (lower(*type) == "quaternion") {
+    return;
   }
+  if (!bodies) {
+    info.notes.push_back("Rotation Type " + quote(*type) + " does not matter: markers only");
+    return;
+  }
+  throw LoadError(std::string(reader.source()), 1, m.columns.at("Rotation Type"),
+                  "Rotation Type " + quote(*type) +
+                      " is not supported: export the take from Motive with Rotation Type "
+                      "Quaternion");
 }
 
 /// The header rows up to and including the "Frame" row, with their labels.
@@ -141,8 +149,8 @@ int slot_of(const std::string& property, const std::string& axis) {
 /// Rigid bodies (quaternion + position) and markers (positions only: "Marker" columns, and
 /// "Rigid Body Marker" columns, where Motive puts a body's solved marker positions). A rigid
 /// body marker whose name a measured marker also has becomes "<name> (rigid body marker)".
-detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader,
-                                std::vector<std::string>& skipped_types) {
+detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Metadata& metadata,
+                                std::vector<std::string>& skipped_types, CaptureInfo& info) {
   const std::vector<std::string>* types = header_row(h, "Type", 0);
   const std::vector<std::string>* names = header_row(h, "Name", 1);
   if (types == nullptr || names == nullptr || h.rows.size() < 3) {
@@ -194,6 +202,10 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader,
                     (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
                     "): export the take with rigid bodies or markers");
   }
+  check_rotation_type(metadata, reader,
+                      std::any_of(layout.bodies.begin(), layout.bodies.end(),
+                                  [](const detail::BodyColumns& b) { return !b.position_only(); }),
+                      info);
   detail::check_complete(layout, reader);
   return layout;
 }
@@ -218,13 +230,12 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
       info.frame_rate = value;
     }
   }
-  check_rotation_type(metadata, reader, info);
   const double unit = metres_per_unit(metadata, reader, info);
   const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
 
   std::vector<std::string> skipped;
   const HeaderRows header = read_header_rows(reader);
-  const detail::TableLayout layout = layout_from(header, reader, skipped);
+  const detail::TableLayout layout = layout_from(header, reader, metadata, skipped, info);
   for (const std::string& type : skipped) {
     info.notes.push_back("columns of type " + quote(type) + " skipped");
   }
