@@ -254,13 +254,13 @@ void QuatJointCore::update(double time, double h) {
   MotorRow rows[3];
   int count = 0;
   if (kind_ == QuatJointKind::Lock) {
-    rows[0] = motor_row(orientation_row(f, q, k_x), rotate(f, k_x));
-    rows[1] = motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
-    rows[2] = motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
+    rows[0] = orientation_motor_row(orientation_row(f, q, k_x), rotate(f, k_x));
+    rows[1] = orientation_motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
+    rows[2] = orientation_motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
     count = 3;
   } else {
-    rows[0] = motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
-    rows[1] = motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
+    rows[0] = orientation_motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
+    rows[1] = orientation_motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
     count = 2;
     if (limited_) {
       rows[2] = motor_row(twist_row(f, q, k_x), rotate(f, k_x));

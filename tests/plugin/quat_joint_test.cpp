@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace odemocap {
@@ -247,6 +249,133 @@ TEST(QuatLock, ErrorBeyond180DegreesTakesTheShortWay) {
   }
   EXPECT_LE(worst * k_deg, 170.0 + 1e-9);
   EXPECT_GT(c.steps_to_one_degree, 0);
+}
+
+// ---- A large error must not fling ------------------------------------------------------------
+
+/// The angular speed (rad/s) one step gives a box at rest held `angle` away from its target
+/// about z, by the quaternion lock or by ODE's fixed joint (default ERP 0.2, no gravity).
+double commanded_rate(double angle, bool fixed_joint) {
+  OdeScene scene(0.0);
+  dBodyID box = scene.box({0.3, 0.2, 0.1}, 1.0, {0, 0, 0});
+  KinematicDriver driver(scene.world);
+  std::optional<QuatLockJoint> lock;
+  if (fixed_joint) {
+    dJointID fixed = dJointCreateFixed(scene.world, nullptr);
+    dJointAttach(fixed, box, nullptr);
+    dJointSetFixed(fixed); // holds the orientation it has now: the identity
+  } else {
+    QuatLockSettings s;
+    s.body2 = box;
+    s.angular_only = true;
+    lock.emplace(driver, s); // target: the identity
+  }
+  dQuaternion q;
+  to_ode(from_axis_angle({0, 0, 1}, angle), q);
+  dBodySetQuaternion(box, q);
+  driver.prestep(k_h);
+  scene.step(k_h);
+  return norm(vec3_from_ode(dBodyGetAngularVel(box)));
+}
+
+TEST(QuatLock, ALargeErrorCommandsWhatOdesFixedJointDoes) {
+  for (double degrees : {90.0, 170.0, 178.0}) {
+    const double ours = commanded_rate(degrees / k_deg, false);
+    const double fixed = commanded_rate(degrees / k_deg, true);
+    std::printf("[ metric ] %g deg: QuatLock %.1f rad/s, dJointTypeFixed %.1f rad/s\n", degrees,
+                ours, fixed);
+    EXPECT_LE(ours, 1.5 * fixed) << degrees;
+    EXPECT_GE(ours, fixed / 1.5) << degrees;
+  }
+  // The row's own measure g / |G| (what the lock corrected before) grows like 2 tan(angle/2):
+  // at 170 degrees 11 times ODE's 2 sin(angle/2), at 178 degrees 57 times.
+  const Quat f;
+  for (const auto& [degrees, ratio] : {std::pair<double, double>{170, 11.0}, {178, 57.0}}) {
+    const Quat q = from_axis_angle({0, 0, 1}, degrees / k_deg);
+    const detail::RowJacobian row = detail::orientation_row(f, q, {0, 0, 1});
+    const double naive = detail::motor_row(row, {0, 0, 1}).angle;
+    const double bounded = detail::orientation_motor_row(row, {0, 0, 1}).angle;
+    EXPECT_NEAR(bounded, 2 * std::sin(degrees / k_deg / 2), 1e-12);
+    EXPECT_GT(naive / bounded, ratio) << degrees;
+  }
+}
+
+TEST(QuatLock, FiniteRotationModeNeverOvershootsToTheFarSide) {
+  for (double degrees : {170.0, 178.0}) {
+    OdeScene scene(0.0);
+    dBodyID box = scene.box({0.3, 0.2, 0.1}, 1.0, {0, 0, 0});
+    dBodySetFiniteRotationMode(box, 1); // what the driver sets on the bodies it moves
+    KinematicDriver driver(scene.world);
+    const Quat target = from_axis_angle({0, 0, 1}, degrees / k_deg);
+    QuatLockSettings s;
+    s.body2 = box;
+    s.angular_only = true;
+    s.target = target;
+    QuatLockJoint lock(driver, s);
+    double previous = degrees / k_deg + 1e-9;
+    for (int i = 0; i < 240; ++i) {
+      driver.prestep(k_h);
+      scene.step(k_h);
+      // Signed error about z: it must shrink towards 0 from one side, never cross it.
+      const Quat e = conj(target) * orientation_of(box);
+      const double signed_error = 2.0 * std::atan2(e.z * (e.w < 0 ? -1 : 1), std::fabs(e.w));
+      ASSERT_LE(std::fabs(signed_error), previous + 1e-12) << degrees << " step " << i;
+      ASSERT_LE(signed_error, 1e-9) << degrees << " crossed at step " << i;
+      previous = std::fabs(signed_error);
+    }
+    EXPECT_LT(previous * k_deg, 0.01) << degrees;
+  }
+}
+
+/// Largest speed (m/s) of a 1 kg bob on a ball joint 0.4 m below a 1 kg box that is held 170
+/// degrees (about x) from its target by the quaternion lock or ODE's fixed joint, and the
+/// largest gap of that ball joint (m), over 2 s.
+std::pair<double, double> flung_bob(bool fixed_joint) {
+  OdeScene scene(-9.81);
+  dBodyID box = scene.box({0.2, 0.2, 0.2}, 1.0, {0, 0, 1});
+  dBodySetFiniteRotationMode(box, 1);
+  dBodyID bob = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 0.5});
+  dBodySetPosition(bob, 0, 0, 0.5);
+  KinematicDriver driver(scene.world);
+  std::optional<QuatLockJoint> lock;
+  if (fixed_joint) {
+    dJointID fixed = dJointCreateFixed(scene.world, nullptr);
+    dJointAttach(fixed, box, nullptr);
+    dJointSetFixed(fixed);
+  } else {
+    QuatLockSettings s;
+    s.body2 = box;
+    s.anchor = {0, 0, 1};
+    lock.emplace(driver, s);
+  }
+  dQuaternion q; // the box turned 170 degrees away from where the joint holds it
+  to_ode(from_axis_angle({1, 0, 0}, 170.0 / k_deg), q);
+  dBodySetQuaternion(box, q);
+  // The bob hangs from the box's underside as it is now: turning back, the box swings it.
+  dJointID ball = dJointCreateBall(scene.world, nullptr);
+  dJointAttach(ball, box, bob);
+  dJointSetBallAnchor(ball, 0, 0, 0.9);
+  double speed = 0.0, gap = 0.0;
+  for (int i = 0; i < 240; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    speed = std::fmax(speed, norm(vec3_from_ode(dBodyGetLinearVel(bob))));
+    dVector3 a1, a2;
+    dJointGetBallAnchor(ball, a1);
+    dJointGetBallAnchor2(ball, a2);
+    gap = std::fmax(gap, norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
+  }
+  return {speed, gap};
+}
+
+TEST(QuatLock, ABobBelowALargeErrorIsNotFlungHarderThanByOdesFixedJoint) {
+  const auto [ours, ours_gap] = flung_bob(false);
+  const auto [fixed, fixed_gap] = flung_bob(true);
+  std::printf("[ metric ] bob below a 170-degree error: QuatLock %.2f m/s (ball gap %.1f mm), "
+              "dJointTypeFixed %.2f m/s (%.1f mm)\n",
+              ours, 1000 * ours_gap, fixed, 1000 * fixed_gap);
+  EXPECT_LE(ours, 1.05 * fixed);
+  EXPECT_LE(ours_gap, 1.05 * fixed_gap + 1e-3);
 }
 
 // ---- Hinge ----------------------------------------------------------------------------------
