@@ -126,9 +126,7 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
 
   floor_ = std::numeric_limits<double>::infinity();
   for (const Track& track : capture.tracks()) {
-    for (std::size_t i : track.valid_indices()) {
-      floor_ = std::fmin(floor_, track.position(i).z);
-    }
+    floor_ = std::fmin(floor_, lowest(track));
   }
   floor_ -= capture.skeleton() != nullptr ? k_radius : 0.5 * k_rigid_side;
   set_bits(dCreatePlane(space_, 0, 0, 1, floor_), k_ground, ~0ul);
@@ -307,11 +305,7 @@ void ReplayScene::build_props(const Capture& capture) {
   // none near the floor) pass later in the capture, so they are kicked on the way.
   std::vector<const Track*> feet;
   for (const Track& track : capture.tracks()) {
-    double low = std::numeric_limits<double>::infinity();
-    for (std::size_t i : track.valid_indices()) {
-      low = std::fmin(low, track.position(i).z);
-    }
-    if (low < floor_ + 0.15) {
+    if (lowest(track) < floor_ + 0.15) {
       feet.push_back(&track);
     }
   }

@@ -17,18 +17,25 @@ using odemocap::LoadOptions;
 constexpr const char* k_formats = "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV "
                                   "(6D, 3D), Vicon Nexus CSV, OpenSim TRC";
 
-/// A finite number > 0 (CLI11's PositiveNumber lets NaN through and words 0 badly).
-const CLI::Validator k_positive(
-    [](std::string& text) -> std::string {
-      double v = 0.0;
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (error != std::errc() || end != text.data() + text.size() || !(v > 0.0) ||
-          !std::isfinite(v)) {
-        return "must be a finite number > 0, got '" + text + "'";
-      }
-      return {};
-    },
-    "NUMBER>0");
+/// A finite number greater than `above` (CLI11's PositiveNumber lets NaN through and words 0
+/// badly).
+CLI::Validator number_above(double above, const char* name) {
+  return CLI::Validator(
+      [above](std::string& text) -> std::string {
+        double v = 0.0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (error != std::errc() || end != text.data() + text.size() || !(v > above) ||
+            !std::isfinite(v)) {
+          return "must be a finite number > " + std::to_string(static_cast<int>(above)) +
+                 ", got '" + text + "'";
+        }
+        return {};
+      },
+      name);
+}
+
+const CLI::Validator k_positive = number_above(0.0, "NUMBER>0");
+const CLI::Validator k_factor = number_above(1.0, "NUMBER>1");
 
 /// A whole number >= 1 (an unsigned option would wrap -1 to 2^64 - 1).
 const CLI::Validator k_count(
@@ -41,19 +48,6 @@ const CLI::Validator k_count(
       return {};
     },
     "COUNT>=1");
-
-/// A finite number > 1.
-const CLI::Validator k_factor(
-    [](std::string& text) -> std::string {
-      double v = 0.0;
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (error != std::errc() || end != text.data() + text.size() || !(v > 1.0) ||
-          !std::isfinite(v)) {
-        return "must be a finite number > 1, got '" + text + "'";
-      }
-      return {};
-    },
-    "NUMBER>1");
 
 const CLI::Validator k_unit(
     [](std::string& text) -> std::string {
