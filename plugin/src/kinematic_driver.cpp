@@ -3,7 +3,8 @@
 #include <odemocap/velocity.hpp>
 
 #include "describe.hpp"
-#include "quat_joint_core.hpp"
+#include "controller.hpp"
+#include "timed_track.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,26 +14,12 @@ namespace odemocap {
 namespace {
 
 void check_options(const BindOptions& o) {
-  const auto fail = [](const std::string& what) {
-    throw PluginError("KinematicDriver::bind: " + what);
-  };
-  if (!(o.playback_rate > 0.0) || !std::isfinite(o.playback_rate)) {
-    fail("playback_rate must be finite and positive, got " + detail::describe(o.playback_rate));
-  }
-  if (!std::isfinite(o.time_offset)) {
-    fail("time_offset must be finite, got " + detail::describe(o.time_offset));
-  }
+  detail::check_timing(o.offset, o.time_offset, o.playback_rate, "KinematicDriver::bind");
   if (!(o.max_linear_speed > 0.0) || !(o.max_angular_speed > 0.0)) {
-    fail("max_linear_speed and max_angular_speed must be positive, got " +
-         detail::describe(o.max_linear_speed) + " and " + detail::describe(o.max_angular_speed));
+    throw PluginError("KinematicDriver::bind: max_linear_speed and max_angular_speed must be "
+                      "positive, got " + detail::describe(o.max_linear_speed) + " and " +
+                      detail::describe(o.max_angular_speed));
   }
-  if (!is_finite(o.offset.p) || !(std::fabs(norm(o.offset.q) - 1.0) <= 1e-6)) {
-    fail("offset must have a finite position and a unit quaternion");
-  }
-}
-
-Pose compose(const Pose& a, const Pose& b) {
-  return {a.p + rotate(a.q, b.p), a.q * b.q};
 }
 
 void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
@@ -49,13 +36,14 @@ KinematicDriver::KinematicDriver(dWorldID world) : world_(world) {
 }
 
 KinematicDriver::~KinematicDriver() {
-  for (detail::QuatJointCore* joint : joints_) {
-    joint->driver_gone();
+  for (detail::Controller* c : controllers_) {
+    c->driver_gone();
   }
 }
 
-void KinematicDriver::remove_joint(detail::QuatJointCore* joint) {
-  joints_.erase(std::remove(joints_.begin(), joints_.end(), joint), joints_.end());
+void KinematicDriver::remove_controller(detail::Controller* c) {
+  controllers_.erase(std::remove(controllers_.begin(), controllers_.end(), c),
+                     controllers_.end());
 }
 
 KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,
@@ -137,7 +125,7 @@ OutOfRange out_of_range(const BindOptions& o) {
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
   const Pose pose =
       b.track.sample(track_time(b.options, t), b.options.interp, out_of_range(b.options));
-  return b.identity_offset ? pose : compose(pose, b.options.offset);
+  return b.identity_offset ? pose : detail::compose(pose, b.options.offset);
 }
 
 void KinematicDriver::restart() {
@@ -169,9 +157,10 @@ void KinematicDriver::prestep(double h) {
       drive(b, h, next, inv_h);
     }
   }
-  // After the bindings: a joint's rows start from the poses the bodies have this step.
-  for (detail::QuatJointCore* joint : joints_) {
-    joint->update(time_, h);
+  // After the bindings: a joint's rows start from the poses and velocities the bodies have
+  // this step.
+  for (detail::Controller* c : controllers_) {
+    c->update(time_, h);
   }
   time_ += h;
 }

@@ -85,7 +85,7 @@ Pose creation_frame(dBodyID body1, bool in_body1, const char* joint) {
 }
 
 QuatJointCore::QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setup)
-    : driver_(&driver), kind_(setup.kind), name_(setup.name), world_(driver.world()),
+    : Controller(driver), kind_(setup.kind), name_(setup.name), world_(driver.world()),
       body1_(setup.body1), body2_(setup.body2), frame1_(setup.frame1), frame2_(setup.frame2),
       target_(setup.target), lower_(setup.lower), upper_(setup.upper), softness_(setup.softness) {
   check(setup, world_);
@@ -124,13 +124,9 @@ QuatJointCore::QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setu
     set_axis_param(motor_, i, dParamHiStop, 0.0);
   }
   dJointSetFeedback(motor_, &motor_feedback_);
-  driver.add_joint(this);
 }
 
 QuatJointCore::~QuatJointCore() {
-  if (driver_ != nullptr) {
-    driver_->remove_joint(this);
-  }
   detach();
 }
 

@@ -8,6 +8,7 @@
 #include <odemocap/quat_joint.hpp>
 #include <odemocap/track.hpp>
 
+#include "controller.hpp"
 #include "quat_constraint.hpp"
 
 #include <ode/ode.h>
@@ -44,18 +45,14 @@ struct QuatJointSetup {
   JointSoftness softness;
 };
 
-class QuatJointCore {
+class QuatJointCore final : public Controller {
 public:
   /// Validates the setup, creates the ODE joints and registers with the driver.
   QuatJointCore(KinematicDriver& driver, const QuatJointSetup& setup);
-  ~QuatJointCore();
-  QuatJointCore(const QuatJointCore&) = delete;
-  QuatJointCore& operator=(const QuatJointCore&) = delete;
+  ~QuatJointCore() override;
 
   /// Recomputes the motor rows for a step of h seconds starting at driver time `time`.
-  void update(double time, double h);
-  /// The driver is being destroyed: stop unregistering from it.
-  void driver_gone() { driver_ = nullptr; }
+  void update(double time, double h) override;
 
   void set_target(const Quat& relative);
   void follow(const Track& track, double time_offset, Interp interp);
@@ -78,7 +75,6 @@ private:
   void apply_softness(double h);
   void set_limit_row(const MotorRow& row);
 
-  KinematicDriver* driver_;
   QuatJointKind kind_;
   const char* name_;
   dWorldID world_;

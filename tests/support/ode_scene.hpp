@@ -7,12 +7,15 @@
 
 #include <ode/ode.h>
 
+#include <cmath>
+
 namespace odemocap::test {
 
 class OdeScene {
 public:
   explicit OdeScene(double gravity_z = -9.81) {
     dInitODE2(0);
+    dRandSetSeed(1); // dWorldQuickStep shuffles rows with ODE's global generator
     world = dWorldCreate();
     dWorldSetGravity(world, 0, 0, gravity_z);
     space = dHashSpaceCreate(nullptr);
@@ -28,6 +31,7 @@ public:
   OdeScene& operator=(const OdeScene&) = delete;
 
   void step(double h) {
+    watched_contacts = 0;
     dSpaceCollide(space, this, &near);
     if (quick) {
       dWorldQuickStep(world, h);
@@ -54,8 +58,27 @@ public:
   double mu = 1.0;
   bool quick = false;
   int contacts_made = 0;
+  /// Contacts of this body record their forces (the first 16 each step).
+  dBodyID watched = nullptr;
+
+  /// Sum over the last step's contacts of the watched body of the magnitude of the force each
+  /// applied to it (N).
+  double contact_force_on_watched() const {
+    double sum = 0;
+    for (int i = 0; i < watched_contacts; ++i) {
+      const dJointFeedback& f = feedback_[i];
+      const bool first = watched_is_first_[i];
+      const dReal* v = first ? f.f1 : f.f2;
+      sum += std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
+    return sum;
+  }
 
 private:
+  int watched_contacts = 0;
+  dJointFeedback feedback_[16] = {};
+  bool watched_is_first_[16] = {};
+
   static bool dynamic(dBodyID b) { return b != nullptr && !dBodyIsKinematic(b); }
 
   static void near(void* data, dGeomID a, dGeomID b) {
@@ -76,6 +99,12 @@ private:
       dJointID joint = dJointCreateContact(scene->world, scene->contacts, &contact[i]);
       dJointAttach(joint, ba, bb);
       ++scene->contacts_made;
+      if (scene->watched != nullptr && (ba == scene->watched || bb == scene->watched) &&
+          scene->watched_contacts < 16) {
+        const int k = scene->watched_contacts++;
+        scene->watched_is_first_[k] = ba == scene->watched;
+        dJointSetFeedback(joint, &scene->feedback_[k]);
+      }
     }
   }
 };

@@ -13,7 +13,7 @@
 namespace odemocap {
 
 namespace detail {
-class QuatJointCore;
+class Controller;
 } // namespace detail
 
 /// How the driver moves bound bodies each step.
@@ -58,7 +58,8 @@ struct BindingStats {
 };
 
 /// Drives bodies of one ODE world along tracks, and updates the quaternion joints
-/// (QuatLockJoint, QuatHingeJoint) created with it: call prestep(h) once before every
+/// (QuatLockJoint, QuatHingeJoint), soft followers and characters created with it: call
+/// prestep(h) once before every
 /// dWorldStep or dWorldQuickStep of h seconds. Bodies stay the user's: the driver never
 /// destroys them.
 class KinematicDriver {
@@ -68,7 +69,7 @@ public:
   /// A driver for `world`; throws PluginError for a null world.
   explicit KinematicDriver(dWorldID world);
   /// Does not touch the bodies (their world may already be gone): unbind() first to stop one.
-  /// Joints created with the driver stay valid but are no longer updated.
+  /// Joints and followers created with the driver stay valid but are no longer updated.
   ~KinematicDriver();
   KinematicDriver(const KinematicDriver&) = delete;
   KinematicDriver& operator=(const KinematicDriver&) = delete;
@@ -88,7 +89,8 @@ public:
   /// Prepares the next step of `h` seconds (finite, > 0): for every binding, samples the
   /// target pose at time() + h and sets the velocities that carry the body from where it is
   /// to that pose in one step (the first call places each body on its pose at time 0); then
-  /// recomputes the rows of every joint created with this driver from the bodies' poses.
+  /// recomputes the rows of every joint and follower created with this driver, in the order
+  /// they were created, from the bodies' poses.
   void prestep(double h);
 
   /// Simulated time (s) the driver has advanced: the sum of the h given to prestep().
@@ -104,14 +106,14 @@ public:
   dBodyID body(BindingId id) const;
   /// Number of bindings ever made (unbound ones keep their id).
   std::size_t size() const { return bindings_.size(); }
-  /// Number of joints currently registered with the driver.
-  std::size_t joint_count() const { return joints_.size(); }
+  /// Number of quaternion joints, followers and character servos the driver updates.
+  std::size_t joint_count() const { return controllers_.size(); }
   dWorldID world() const { return world_; }
 
 private:
-  friend class detail::QuatJointCore;
-  void add_joint(detail::QuatJointCore* joint) { joints_.push_back(joint); }
-  void remove_joint(detail::QuatJointCore* joint);
+  friend class detail::Controller;
+  void add_controller(detail::Controller* c) { controllers_.push_back(c); }
+  void remove_controller(detail::Controller* c);
 
   struct Binding {
     dBodyID body = nullptr;
@@ -134,7 +136,7 @@ private:
   DriveMode mode_ = DriveMode::Geodesic;
   double time_ = 0.0;
   std::vector<Binding> bindings_;
-  std::vector<detail::QuatJointCore*> joints_; ///< owned by the joint objects
+  std::vector<detail::Controller*> controllers_; ///< owned by the joints and followers
 };
 
 } // namespace odemocap

@@ -8,3 +8,4 @@
 #include <odemocap/quat_hinge_joint.hpp>
 #include <odemocap/quat_joint.hpp>
 #include <odemocap/quat_lock_joint.hpp>
+#include <odemocap/soft_follower.hpp>

@@ -1,0 +1,75 @@
+#include "bounded_motor.hpp"
+
+#include <cmath>
+
+namespace odemocap::detail {
+namespace {
+
+void set_param(dJointID motor, MotorKind kind, int row, int param, double value) {
+  if (kind == MotorKind::Linear) {
+    dJointSetLMotorParam(motor, param + dParamGroup * row, value);
+  } else {
+    dJointSetAMotorParam(motor, param + dParamGroup * row, value);
+  }
+}
+
+void set_axis(dJointID motor, MotorKind kind, int row, const Vec3& a) {
+  if (kind == MotorKind::Linear) {
+    dJointSetLMotorAxis(motor, row, 0, a.x, a.y, a.z);
+  } else {
+    dJointSetAMotorAxis(motor, row, 0, a.x, a.y, a.z);
+  }
+}
+
+} // namespace
+
+void complete_basis(const Vec3& a, Vec3& b, Vec3& c) {
+  // The world axis least aligned with a gives a well-conditioned cross product.
+  const Vec3 helper = std::fabs(a.x) < 0.57 ? Vec3{1, 0, 0}
+                      : std::fabs(a.y) < 0.57 ? Vec3{0, 1, 0}
+                                              : Vec3{0, 0, 1};
+  b = normalized(cross(a, helper));
+  c = cross(a, b);
+}
+
+dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBodyID body2,
+                              dJointFeedback* feedback) {
+  dJointID motor = kind == MotorKind::Linear ? dJointCreateLMotor(world, nullptr)
+                                             : dJointCreateAMotor(world, nullptr);
+  dJointAttach(motor, body1, body2);
+  if (kind == MotorKind::Linear) {
+    dJointSetLMotorNumAxes(motor, 3);
+  } else {
+    dJointSetAMotorMode(motor, dAMotorUser);
+    dJointSetAMotorNumAxes(motor, 3);
+  }
+  const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int row = 0; row < 3; ++row) {
+    set_axis(motor, kind, row, axes[row]);
+    set_param(motor, kind, row, dParamFMax, 0.0);
+    // Stiff rows whatever the world's CFM (a joint copies it at creation): with 1e-5, a common
+    // setting, a follower would miss every pose by CFM * force / h, 0.2 mm at 120 Hz and 200 N.
+    // 1e-10 (ODE's double-precision default), not 0: rigid rows pressed against a table's
+    // contacts made dWorldStep's LCP solver report "internal error, s <= 0".
+    set_param(motor, kind, row, dParamCFM, 1e-10);
+  }
+  dJointSetFeedback(motor, feedback);
+  return motor;
+}
+
+void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
+                      double max) {
+  // A lead below 1e-9 (N or N m) is rounding noise of a body at rest; a basis that turned with
+  // it every step made dWorldStep's LCP solver report "internal error, s <= 0".
+  const double length = norm(lead);
+  Vec3 axes[3];
+  axes[0] = length > 1e-9 && std::isfinite(length) ? lead / length : Vec3{1, 0, 0};
+  complete_basis(axes[0], axes[1], axes[2]);
+  for (int row = 0; row < 3; ++row) {
+    set_axis(motor, kind, row, axes[row]);
+    set_param(motor, kind, row, dParamVel, dot(axes[row], velocity));
+    set_param(motor, kind, row, dParamFMax, max * (row == 0 ? k_lead : k_side));
+  }
+}
+
+} // namespace odemocap::detail

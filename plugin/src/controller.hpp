@@ -1,0 +1,28 @@
+#pragma once
+// What KinematicDriver::prestep() updates after it has moved its bindings: the quaternion
+// joints, the soft followers and the puppets. A controller registers with its driver for its
+// whole life; a driver destroyed first tells it so (driver_gone) and it stops unregistering.
+
+namespace odemocap {
+class KinematicDriver;
+} // namespace odemocap
+
+namespace odemocap::detail {
+
+class Controller {
+public:
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  /// Sets the rows for a step of h seconds that starts at driver time `time`.
+  virtual void update(double time, double h) = 0;
+  void driver_gone() { driver_ = nullptr; }
+
+protected:
+  explicit Controller(KinematicDriver& driver);
+  virtual ~Controller();
+
+  KinematicDriver* driver_;
+};
+
+} // namespace odemocap::detail

@@ -1,0 +1,233 @@
+#include <odemocap/ode_math.hpp>
+#include <odemocap/soft_follower.hpp>
+#include <odemocap/velocity.hpp>
+
+#include "bounded_motor.hpp"
+#include "controller.hpp"
+#include "describe.hpp"
+#include "timed_track.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace odemocap {
+namespace detail {
+namespace {
+
+void check_limits(double max_force, double max_torque, const char* function) {
+  if (!(max_force > 0.0) || !(max_torque > 0.0)) {
+    throw PluginError(std::string(function) +
+                      ": max_force and max_torque must be positive (infinity allowed), got " +
+                      describe(max_force) + " and " + describe(max_torque));
+  }
+}
+
+void check_body(dBodyID body, dWorldID world, const char* what) {
+  if (body == nullptr) {
+    throw PluginError(std::string("SoftFollower: ") + what + " is null");
+  }
+  if (dBodyGetWorld(body) != world) {
+    throw PluginError(std::string("SoftFollower: ") + what +
+                      " belongs to another world than the driver's");
+  }
+}
+
+/// I x in world coordinates for a body of orientation q and body-frame inertia `inertia`.
+Vec3 inertia_times(const Quat& q, const dMass& mass, const Vec3& x) {
+  const Vec3 b = rotate(conj(q), x);
+  const dReal* i = mass.I;
+  const Vec3 ib{i[0] * b.x + i[1] * b.y + i[2] * b.z, i[4] * b.x + i[5] * b.y + i[6] * b.z,
+                i[8] * b.x + i[9] * b.y + i[10] * b.z};
+  return rotate(q, ib);
+}
+
+} // namespace
+
+class FollowerCore final : public Controller {
+public:
+  FollowerCore(KinematicDriver& driver, dBodyID body, std::optional<TimedTrack> track,
+               dBodyID ghost, const FollowSettings& s)
+      : Controller(driver), body_(body), ghost_(ghost), track_(std::move(track)),
+        offset_(s.offset), max_force_(s.max_force), max_torque_(s.max_torque) {
+    const dWorldID world = driver.world();
+    check_body(body, world, "body");
+    if (dBodyIsKinematic(body)) {
+      throw PluginError("SoftFollower: the body is kinematic; a follower moves a dynamic body "
+                        "(KinematicDriver::bind moves kinematic ones)");
+    }
+    if (!track_) {
+      check_body(ghost, world, "ghost");
+      if (ghost == body) {
+        throw PluginError("SoftFollower: the body cannot follow itself");
+      }
+    }
+    check_limits(max_force_, max_torque_, "SoftFollower");
+    dBodySetFiniteRotationMode(body, 1);
+    dBodySetFiniteRotationAxis(body, 0, 0, 0);
+    dBodySetAutoDisableFlag(body, 0);
+    dBodyEnable(body);
+    linear_ = create_bounded_motor(world, MotorKind::Linear, body, nullptr, &linear_feedback_);
+    angular_ = create_bounded_motor(world, MotorKind::Angular, body, nullptr, &angular_feedback_);
+    target_ = body_pose(body);
+  }
+
+  ~FollowerCore() override { detach(); }
+
+  void update(double time, double h) override {
+    if (!attached()) {
+      return;
+    }
+    const double next = time + h;
+    if (track_ && track_->released(next)) {
+      set_bounded_rows(linear_, MotorKind::Linear, {}, {}, 0.0);
+      set_bounded_rows(angular_, MotorKind::Angular, {}, {}, 0.0);
+      return;
+    }
+    target_ = track_ ? track_->at(next) : ghost_target(h);
+    const Pose now = body_pose(body_);
+    const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body_));
+    const Vec3 w = vec3_from_ode(dBodyGetAngularVel(body_));
+    const Vec3 want_v = (target_.p - now.p) / h;
+    const Vec3 want_w = angular_velocity(now.q, target_.q, h);
+    // The force and torque the step needs to reach those velocities unobstructed: what the
+    // motors must add to gravity, the user's forces and (ODE's explicit) gyroscopic torque.
+    dMass mass;
+    dBodyGetMass(body_, &mass);
+    Vec3 gravity;
+    if (dBodyGetGravityMode(body_) != 0) {
+      dVector3 g;
+      dWorldGetGravity(dBodyGetWorld(body_), g);
+      gravity = vec3_from_ode(g);
+    }
+    const Vec3 force = mass.mass * ((want_v - v) / h - gravity) -
+                       vec3_from_ode(dBodyGetForce(body_));
+    Vec3 torque = inertia_times(now.q, mass, (want_w - w) / h) -
+                  vec3_from_ode(dBodyGetTorque(body_));
+    if (dBodyGetGyroscopicMode(body_) != 0) {
+      torque = torque + cross(w, inertia_times(now.q, mass, w));
+    }
+    set_bounded_rows(linear_, MotorKind::Linear, force, want_v, max_force_);
+    set_bounded_rows(angular_, MotorKind::Angular, torque, want_w, max_torque_);
+  }
+
+  void set_limits(double max_force, double max_torque) {
+    check_limits(max_force, max_torque, "SoftFollower::set_limits");
+    max_force_ = max_force;
+    max_torque_ = max_torque;
+  }
+
+  const Pose& target() const { return target_; }
+  dBodyID body() const { return body_; }
+
+  JointFeedback feedback() const {
+    JointFeedback out;
+    if (attached()) {
+      out.force1 = vec3_from_ode(linear_feedback_.f1);
+      out.torque1 = vec3_from_ode(angular_feedback_.t1);
+    }
+    return out;
+  }
+
+  bool attached() const {
+    // dBodyDestroy detaches the body's joints.
+    return linear_ != nullptr && dJointGetBody(linear_, 0) != nullptr;
+  }
+
+  void detach() {
+    for (dJointID* j : {&linear_, &angular_}) {
+      if (*j != nullptr) {
+        dJointDestroy(*j);
+        *j = nullptr;
+      }
+    }
+  }
+
+private:
+  /// Where the ghost will be after a step of h seconds: ODE moves it by its velocities (a
+  /// kinematic body in finite rotation mode exactly so), then the offset.
+  Pose ghost_target(double h) const {
+    const Pose g = body_pose(ghost_);
+    const Pose next{g.p + h * vec3_from_ode(dBodyGetLinearVel(ghost_)),
+                    integrate(g.q, vec3_from_ode(dBodyGetAngularVel(ghost_)), h)};
+    return {next.p + rotate(next.q, offset_.p), next.q * offset_.q};
+  }
+
+  dBodyID body_;
+  dBodyID ghost_;
+  std::optional<TimedTrack> track_;
+  Pose offset_;
+  double max_force_;
+  double max_torque_;
+  Pose target_;
+  dJointID linear_ = nullptr;
+  dJointID angular_ = nullptr;
+  dJointFeedback linear_feedback_{};
+  dJointFeedback angular_feedback_{};
+};
+
+} // namespace detail
+
+namespace {
+
+detail::TimedTrack timed(const Track& track, const FollowSettings& s) {
+  if (track.valid_count() == 0) {
+    throw PluginError("SoftFollower: track '" + track.name() + "' has no valid sample");
+  }
+  return detail::TimedTrack(track, s.offset, s.time_offset, s.playback_rate, s.at_end, s.interp,
+                            "SoftFollower");
+}
+
+} // namespace
+
+SoftFollower::SoftFollower(KinematicDriver& driver, dBodyID body, const Track& track,
+                           const FollowSettings& settings)
+    : core_(std::make_unique<detail::FollowerCore>(driver, body, timed(track, settings), nullptr,
+                                                   settings)) {}
+
+SoftFollower::SoftFollower(KinematicDriver& driver, dBodyID body, dBodyID ghost,
+                           const FollowSettings& settings)
+    : core_(std::make_unique<detail::FollowerCore>(driver, body, std::nullopt, ghost, settings)) {
+  detail::check_pose(settings.offset, "SoftFollower");
+}
+
+SoftFollower::~SoftFollower() = default;
+SoftFollower::SoftFollower(SoftFollower&&) noexcept = default;
+SoftFollower& SoftFollower::operator=(SoftFollower&&) noexcept = default;
+
+detail::FollowerCore& SoftFollower::core() const {
+  if (!core_) {
+    throw PluginError("SoftFollower: used after being moved from");
+  }
+  return *core_;
+}
+
+void SoftFollower::set_limits(double max_force, double max_torque) {
+  core().set_limits(max_force, max_torque);
+}
+
+Pose SoftFollower::target() const {
+  return core().target();
+}
+
+double SoftFollower::position_error() const {
+  return norm(body_pose(core().body()).p - core().target().p);
+}
+
+double SoftFollower::angle_error() const {
+  return angle_between(body_pose(core().body()).q, core().target().q);
+}
+
+JointFeedback SoftFollower::feedback() const {
+  return core().feedback();
+}
+
+dBodyID SoftFollower::body() const {
+  return core().body();
+}
+
+void SoftFollower::detach() {
+  core().detach();
+}
+
+} // namespace odemocap

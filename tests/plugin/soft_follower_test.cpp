@@ -1,0 +1,341 @@
+// SoftFollower in real ODE scenes: unobstructed it lands on the capture like a kinematic body;
+// obstructed it pushes with no more than its limits, where a kinematic body goes through
+// tables and crushes what it holds.
+#include "support/error_message.hpp"
+#include "support/ode_scene.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::OdeScene;
+using test::sampled_track;
+
+constexpr double k_h = 1.0 / 120.0;
+
+dBodyID dynamic_box(OdeScene& scene, const Vec3& sides, double mass, const Pose& at) {
+  dBodyID body = scene.box(sides, mass, at.p);
+  set_body_pose(body, at);
+  return body;
+}
+
+// A tumbling, climbing pose: the axis of rotation turns, so the angular velocity is never
+// constant, and the path is a helix.
+Pose tumbling(double t) {
+  const Quat spin = from_axis_angle(normalized(Vec3{std::sin(t), 0.4, std::cos(0.7 * t)}), 3 * t);
+  return {{0.5 * std::cos(2 * t), 0.5 * std::sin(2 * t), 1.0 + 0.2 * t}, spin};
+}
+
+// ---- Exactness ----------------------------------------------------------------------------
+
+struct Landing {
+  double max_m = 0;
+  double max_rad = 0;
+  double max_force_n = 0;
+};
+
+Landing follow_tumbling(bool quick, double world_cfm = 1e-10) {
+  OdeScene scene;
+  scene.quick = quick;
+  dWorldSetCFM(scene.world, world_cfm);
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5, tumbling(0));
+  KinematicDriver driver(scene.world);
+  const Track track = sampled_track("tumble", k_h, 4.0, tumbling);
+  SoftFollower follower(driver, body, track, {});
+  Landing r;
+  for (int i = 0; i < 360; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const Pose want = tumbling(driver.time());
+    const Pose have = body_pose(body);
+    r.max_m = std::fmax(r.max_m, norm(have.p - want.p));
+    r.max_rad = std::fmax(r.max_rad, angle_between(have.q, want.q));
+    r.max_force_n = std::fmax(r.max_force_n, norm(follower.feedback().force1));
+  }
+  return r;
+}
+
+TEST(SoftFollower, UnobstructedItLandsOnEveryCapturedPoseLikeAKinematicBody) {
+  const Landing r = follow_tumbling(false);
+  std::printf("  follower, dWorldStep: %.2e m, %.2e rad; force up to %.1f N\n", r.max_m, r.max_rad,
+              r.max_force_n);
+  EXPECT_LT(r.max_m, 1e-6);
+  EXPECT_LT(r.max_rad, 1e-6);
+  EXPECT_LT(r.max_force_n, 200.0); // below the default limit: the servo is not saturated
+}
+
+TEST(SoftFollower, UnobstructedItLandsOnEveryCapturedPoseWithQuickStepToo) {
+  const Landing r = follow_tumbling(true);
+  std::printf("  follower, dWorldQuickStep: %.2e m, %.2e rad\n", r.max_m, r.max_rad);
+  EXPECT_LT(r.max_m, 1e-6);
+  EXPECT_LT(r.max_rad, 1e-6);
+}
+
+TEST(SoftFollower, ASoftWorldCfmDoesNotMakeItLag) {
+  const Landing r = follow_tumbling(false, 1e-5);
+  std::printf("  follower, world CFM 1e-5: %.2e m, %.2e rad\n", r.max_m, r.max_rad);
+  EXPECT_LT(r.max_m, 1e-6);
+  EXPECT_LT(r.max_rad, 1e-6);
+}
+
+
+// The usual way to make a body follow a pose with bounded force is a spring-damper; with the
+// same mass and a stiff, critically damped tuning it lags the capture by millimetres.
+TEST(SoftFollower, NaiveSpringDamperLagsTheCaptureByMillimetres) {
+  OdeScene scene;
+  const double mass = 1.5;
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, mass, tumbling(0));
+  const double omega = 30.0; // rad/s natural frequency
+  const double k = mass * omega * omega, c = 2 * mass * omega;
+  double worst = 0, t = 0;
+  for (int i = 0; i < 360; ++i) {
+    const Pose want = tumbling(t + k_h);
+    const Vec3 want_v = (tumbling(t + k_h + 1e-6).p - tumbling(t + k_h - 1e-6).p) / 2e-6;
+    const Vec3 p = vec3_from_ode(dBodyGetPosition(body));
+    const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
+    const Vec3 f = k * (want.p - p) + c * (want_v - v) + Vec3{0, 0, 9.81 * mass};
+    dBodyAddForce(body, f.x, f.y, f.z);
+    scene.step(k_h);
+    t += k_h;
+    worst = std::fmax(worst, norm(vec3_from_ode(dBodyGetPosition(body)) - tumbling(t).p));
+  }
+  std::printf("  spring-damper: lags by up to %.1f mm\n", 1000 * worst);
+  EXPECT_GT(worst, 1e-3); // a thousand times what the follower misses by
+}
+
+// ---- A hand sweeping through a table ------------------------------------------------------
+
+constexpr double k_table_top = 0.75;
+const Vec3 k_hand_sides{0.1, 0.08, 0.03};
+
+// Down through the table top (the captured hand goes 14.5 cm below it), along it, up and off.
+Pose sweeping_hand(double t) {
+  const auto smooth = [](double s) {
+    s = std::fmin(1.0, std::fmax(0.0, s));
+    return s * s * (3 - 2 * s);
+  };
+  const double down = smooth(t) - smooth(2 * (t - 2.0));
+  const double along = smooth(t - 1.0);
+  return {{-0.3 + 0.6 * along, 0.0, 0.9 - 0.28 * down}, Quat{}};
+}
+
+struct TableRun {
+  double penetration_max_m = 0;
+  double force_max_n = 0;
+  double error_at_end_m = 0;
+  double error_at_end_rad = 0;
+};
+
+enum class HandKind { Kinematic, Follower, PerAxisMotor };
+
+double lowest_corner(dBodyID body) {
+  double low = INFINITY;
+  for (int k = 0; k < 8; ++k) {
+    const Vec3 corner{(k & 1 ? 0.5 : -0.5) * k_hand_sides.x, (k & 2 ? 0.5 : -0.5) * k_hand_sides.y,
+                      (k & 4 ? 0.5 : -0.5) * k_hand_sides.z};
+    dVector3 w;
+    dBodyGetRelPointPos(body, corner.x, corner.y, corner.z, w);
+    low = std::fmin(low, w[2]);
+  }
+  return low;
+}
+
+TableRun sweep_through_table(HandKind kind, double max_force, bool quick = true) {
+  OdeScene scene;
+  scene.quick = quick;
+  scene.mu = 0.8;
+  dGeomID table = dCreateBox(scene.space, 1.0, 1.0, 0.05);
+  dGeomSetPosition(table, 0, 0, k_table_top - 0.025);
+  dBodyID hand = dynamic_box(scene, k_hand_sides, 0.4, sweeping_hand(0));
+  KinematicDriver driver(scene.world);
+  const Track track = sampled_track("hand", k_h, 3.5, sweeping_hand);
+  FollowSettings follow;
+  follow.max_force = max_force;
+  std::optional<SoftFollower> follower;
+  dJointID motor = nullptr;
+  dJointFeedback motor_feedback{};
+  if (kind == HandKind::Kinematic) {
+    driver.bind(hand, track);
+  } else if (kind == HandKind::Follower) {
+    follower.emplace(driver, hand, track, follow);
+  } else {
+    // The naive bound: a linear motor on the world axes with the limit on each axis.
+    motor = dJointCreateLMotor(scene.world, nullptr);
+    dJointAttach(motor, hand, nullptr);
+    dJointSetLMotorNumAxes(motor, 3);
+    for (int a = 0; a < 3; ++a) {
+      dJointSetLMotorAxis(motor, a, 0, a == 0, a == 1, a == 2);
+      dJointSetLMotorParam(motor, dParamFMax + dParamGroup * a, max_force);
+    }
+    dJointSetFeedback(motor, &motor_feedback);
+  }
+  TableRun r;
+  const int steps = static_cast<int>(3.5 / k_h);
+  double t = 0;
+  for (int i = 0; i < steps; ++i) {
+    if (motor != nullptr) {
+      const Vec3 v = (sweeping_hand(t + k_h).p - vec3_from_ode(dBodyGetPosition(hand))) / k_h;
+      for (int a = 0; a < 3; ++a) {
+        dJointSetLMotorParam(motor, dParamVel + dParamGroup * a, a == 0 ? v.x : a == 1 ? v.y : v.z);
+      }
+    }
+    driver.prestep(k_h);
+    scene.step(k_h);
+    t += k_h;
+    const bool over_table = std::fabs(dBodyGetPosition(hand)[0]) < 0.5;
+    if (over_table) {
+      r.penetration_max_m = std::fmax(r.penetration_max_m, k_table_top - lowest_corner(hand));
+    }
+    const Vec3 f = follower ? follower->feedback().force1 : vec3_from_ode(motor_feedback.f1);
+    r.force_max_n = std::fmax(r.force_max_n, norm(f));
+  }
+  const Pose end = body_pose(hand);
+  r.error_at_end_m = norm(end.p - sweeping_hand(t).p);
+  r.error_at_end_rad = angle_between(end.q, sweeping_hand(t).q);
+  return r;
+}
+
+TEST(SoftFollower, AFollowedHandStopsAtATableTopAndResumesTheCaptureAfter) {
+  for (const bool quick : {true, false}) {
+    const TableRun r = sweep_through_table(HandKind::Follower, 40.0, quick);
+    std::printf("  follower, %s: penetration %.2f mm, force up to %.2f N (limit 40), off by "
+                "%.1e m %.1e rad at the end\n",
+                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * r.penetration_max_m,
+                r.force_max_n, r.error_at_end_m, r.error_at_end_rad);
+    EXPECT_LE(r.penetration_max_m, 0.005);
+    EXPECT_LT(r.error_at_end_m, 1e-6);
+    EXPECT_LT(r.error_at_end_rad, 1e-6);
+  }
+}
+
+TEST(SoftFollower, AKinematicHandGoesThroughTheTable) {
+  const TableRun r = sweep_through_table(HandKind::Kinematic, 40.0);
+  std::printf("  kinematic: penetration %.1f mm\n", 1000 * r.penetration_max_m);
+  EXPECT_GT(r.penetration_max_m, 0.14);
+}
+
+TEST(SoftFollower, TheForceNeverExceedsItsLimit) {
+  for (const double limit : {15.0, 40.0, 120.0}) {
+    const TableRun r = sweep_through_table(HandKind::Follower, limit);
+    std::printf("  limit %.0f N: measured up to %.3f N\n", limit, r.force_max_n);
+    EXPECT_LE(r.force_max_n, 1.01 * limit);
+    EXPECT_GT(r.force_max_n, 0.9 * limit); // it did push against the table with all it had
+  }
+}
+
+TEST(SoftFollower, NaivePerAxisLimitsLetTheForceExceedTheLimit) {
+  const TableRun r = sweep_through_table(HandKind::PerAxisMotor, 40.0);
+  std::printf("  per-axis limits of 40 N: measured up to %.1f N\n", r.force_max_n);
+  EXPECT_GT(r.force_max_n, 1.2 * 40.0);
+}
+
+// ---- Grasp --------------------------------------------------------------------------------
+
+// Two finger pads close on a 10 cm, 0.5 kg box from both sides, aiming 1 cm inside its faces
+// (a capture never matches the object exactly), lift it 20 cm and hold it.
+constexpr double k_box = 0.1;
+constexpr double k_pad = 0.02; // thickness along x
+
+double smoothstep(double s) {
+  s = std::fmin(1.0, std::fmax(0.0, s));
+  return s * s * (3 - 2 * s);
+}
+
+Pose finger(double side, double t) {
+  const double closed = 0.5 * k_box + 0.5 * k_pad - 0.01;
+  const double x = 0.12 + (closed - 0.12) * smoothstep(t / 0.5);
+  return {{side * x, 0.0, 0.05 + 0.2 * smoothstep(t - 0.7)}, Quat{}};
+}
+
+struct GraspRun {
+  double lifted_m = 0;   // the box's rise at the end
+  double slip_max_m = 0; // the box relative to the fingers' midpoint, from the lift on
+  double box_speed_max = 0;
+  double force_max_n = 0;   // of the followers' servos
+  double squeeze_max_n = 0; // sum of the contact forces on the box
+};
+
+GraspRun grasp(bool kinematic, bool quick) {
+  OdeScene scene;
+  scene.quick = quick;
+  scene.mu = 1.0;
+  dCreatePlane(scene.space, 0, 0, 1, 0);
+  dBodyID box = scene.box({k_box, k_box, k_box}, 0.5, {0, 0, 0.05});
+  scene.watched = box;
+  // A box on the floor squeezed from two sides has redundant contacts: with ODE's default CFM
+  // (1e-10 in double precision) dWorldStep's solver reports "LCP internal error"; 1e-8 is
+  // enough. The followers' rows keep their own.
+  dWorldSetCFM(scene.world, 1e-8);
+  KinematicDriver driver(scene.world);
+  FollowSettings follow;
+  follow.max_force = 25.0;
+  std::vector<SoftFollower> followers;
+  dBodyID pads[2];
+  for (int i = 0; i < 2; ++i) {
+    const double side = i == 0 ? -1.0 : 1.0;
+    pads[i] = dynamic_box(scene, {k_pad, 0.06, 0.06}, 0.1, finger(side, 0));
+    const Track track = sampled_track(i == 0 ? "left" : "right", k_h, 3.0,
+                                      [&](double t) { return finger(side, t); });
+    if (kinematic) {
+      driver.bind(pads[i], track);
+    } else {
+      followers.emplace_back(driver, pads[i], track, follow);
+    }
+  }
+  GraspRun r;
+  Vec3 hold; // the box relative to the fingers when the lift starts
+  for (int i = 0; i < static_cast<int>(2.7 / k_h); ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const Vec3 mid = 0.5 * (vec3_from_ode(dBodyGetPosition(pads[0])) +
+                            vec3_from_ode(dBodyGetPosition(pads[1])));
+    const Vec3 relative = vec3_from_ode(dBodyGetPosition(box)) - mid;
+    if (driver.time() < 0.7) {
+      hold = relative;
+    } else {
+      r.slip_max_m = std::fmax(r.slip_max_m, norm(relative - hold));
+    }
+    r.box_speed_max = std::fmax(r.box_speed_max, norm(vec3_from_ode(dBodyGetLinearVel(box))));
+    r.squeeze_max_n = std::fmax(r.squeeze_max_n, scene.contact_force_on_watched());
+    for (const SoftFollower& f : followers) {
+      r.force_max_n = std::fmax(r.force_max_n, norm(f.feedback().force1));
+    }
+  }
+  r.lifted_m = dBodyGetPosition(box)[2] - 0.05;
+  return r;
+}
+
+TEST(SoftFollower, TwoFollowedFingersLiftABoxWithoutSlip) {
+  for (const bool quick : {true, false}) {
+    const GraspRun r = grasp(false, quick);
+    std::printf("  followers, %s: lifted %.1f mm, slip %.2f mm, box up to %.2f m/s, force up "
+                "to %.2f N (limit 25), contact forces on the box up to %.1f N\n",
+                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * r.lifted_m, 1000 * r.slip_max_m,
+                r.box_speed_max, r.force_max_n, r.squeeze_max_n);
+    EXPECT_NEAR(r.lifted_m, 0.2, 0.005);
+    EXPECT_LE(r.slip_max_m, 0.005);
+    EXPECT_LE(r.force_max_n, 25.0 * 1.01);
+  }
+}
+
+TEST(SoftFollower, KinematicFingersCrushTheBoxAndLetItSlip) {
+  const GraspRun r = grasp(true, true);
+  std::printf("  kinematic fingers: lifted %.1f mm, slip %.1f mm, box up to %.2f m/s, contact "
+              "forces on the box up to %.0f N\n",
+              1000 * r.lifted_m, 1000 * r.slip_max_m, r.box_speed_max, r.squeeze_max_n);
+  EXPECT_GT(r.squeeze_max_n, 1000.0); // crushed: forty times what the followers' 25 N allow
+  EXPECT_GT(r.slip_max_m, 0.005);
+}
+
+} // namespace
+} // namespace odemocap
