@@ -81,6 +81,70 @@ TEST(SoftFollower, UnobstructedItLandsOnEveryCapturedPoseWithQuickStepToo) {
   EXPECT_LT(r.max_rad, 1e-6);
 }
 
+// A kinematic ghost the driver moves (e.g. to draw it, or to share one track among several
+// followers): the follower lands where the ghost lands, offset included.
+TEST(SoftFollower, FollowingAGhostBodyLandsOnTheGhostsPoseTimesTheOffset) {
+  OdeScene scene;
+  dBodyID ghost = dBodyCreate(scene.world);
+  KinematicDriver driver(scene.world);
+  driver.bind(ghost, sampled_track("tumble", k_h, 4.0, tumbling));
+  FollowSettings follow;
+  follow.offset = {{0.1, -0.05, 0.2}, from_axis_angle({0, 1, 0}, 0.7)};
+  follow.max_force = 1000; // from rest to the ghost's speed in one step: over the default
+  follow.max_torque = 100;
+  const Pose start = tumbling(0);
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5,
+                             {start.p + rotate(start.q, follow.offset.p), start.q * follow.offset.q});
+  SoftFollower follower(driver, body, ghost, follow);
+  double worst_m = 0, worst_rad = 0;
+  for (int i = 0; i < 240; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const Pose g = body_pose(ghost);
+    const Pose want{g.p + rotate(g.q, follow.offset.p), g.q * follow.offset.q};
+    worst_m = std::fmax(worst_m, norm(body_pose(body).p - want.p));
+    worst_rad = std::fmax(worst_rad, angle_between(body_pose(body).q, want.q));
+  }
+  std::printf("  ghost follower: %.2e m, %.2e rad\n", worst_m, worst_rad);
+  EXPECT_LT(worst_m, 1e-6);
+  EXPECT_LT(worst_rad, 1e-6);
+}
+
+TEST(SoftFollower, InvalidUseIsRefusedWithAMessage) {
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  const Track track = sampled_track("tumble", k_h, 1.0, tumbling);
+  dBodyID body = dynamic_box(scene, {0.1, 0.1, 0.1}, 1, tumbling(0));
+  dBodyID kinematic = dBodyCreate(scene.world);
+  dBodySetKinematic(kinematic);
+  FollowSettings zero;
+  zero.max_force = 0;
+  FollowSettings nan_torque;
+  nan_torque.max_torque = NAN;
+  FollowSettings bad_rate;
+  bad_rate.playback_rate = -1;
+  const auto message = [&](auto make) { return test::error_message<PluginError>(make); };
+  EXPECT_NE(message([&] { SoftFollower(driver, nullptr, track); }).find("body is null"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, kinematic, track); }).find("kinematic"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, track, zero); }).find("max_force"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, track, nan_torque); }).find("nan"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, track, bad_rate); }).find("playback_rate"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, body); }).find("itself"), std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, Track("empty")); }).find("no valid sample"),
+            std::string::npos);
+  EXPECT_EQ(driver.joint_count(), 0u); // nothing half-made stays registered
+  SoftFollower follower(driver, body, track);
+  EXPECT_NE(message([&] { follower.set_limits(10, -1); }).find("max_torque"), std::string::npos);
+  SoftFollower moved = std::move(follower);
+  EXPECT_NE(message([&] { (void)follower.target(); }).find("moved from"), std::string::npos);
+  EXPECT_EQ(driver.joint_count(), 1u);
+}
+
 TEST(SoftFollower, ASoftWorldCfmDoesNotMakeItLag) {
   const Landing r = follow_tumbling(false, 1e-5);
   std::printf("  follower, world CFM 1e-5: %.2e m, %.2e rad\n", r.max_m, r.max_rad);
