@@ -1,6 +1,7 @@
 #pragma once
 /// Umbrella header of odemocap's ODE layer; includes the mocap layer too.
 
+#include <odemocap/character.hpp>
 #include <odemocap/kinematic_driver.hpp>
 #include <odemocap/mocap.hpp>
 #include <odemocap/ode_math.hpp>

@@ -1,0 +1,85 @@
+#include "puppet.hpp"
+#include "bounded_motor.hpp"
+
+#include <odemocap/ode_math.hpp>
+#include <odemocap/velocity.hpp>
+
+namespace odemocap::detail {
+
+PuppetCore::PuppetCore(KinematicDriver& driver, const Character& character,
+                       const PuppetSettings& settings)
+    : Controller(driver), character_(character) {
+  const auto& bones = character.bones();
+  const dWorldID world = driver.world();
+  servo_of_.assign(bones.size(), -1);
+  targets_.resize(bones.size());
+  servos_.reserve(bones.size()); // feedback addresses are given to ODE: no reallocation
+  for (std::size_t i = 0; i < bones.size(); ++i) {
+    const Bone& bone = bones[i];
+    if (bone.parent < 0) {
+      continue;
+    }
+    dBodyID finite[2] = {bone.body, bones[static_cast<std::size_t>(bone.parent)].body};
+    for (dBodyID b : finite) {
+      dBodySetFiniteRotationMode(b, 1);
+      dBodySetFiniteRotationAxis(b, 0, 0, 0);
+      dBodySetAutoDisableFlag(b, 0);
+    }
+    Servo& s = servos_.emplace_back();
+    s.bone = i;
+    s.parent = static_cast<std::size_t>(bone.parent);
+    const auto over = settings.bone_max_torque.find(bone.name);
+    s.max_torque = over != settings.bone_max_torque.end() ? over->second : settings.max_torque;
+    // The joint is where the bone's track is: its body origin less the bone's offset.
+    const Pose joint = character.target(i, 0.0);
+    const Vec3 anchor = joint.p - rotate(joint.q, bone.offset.p);
+    s.ball = dJointCreateBall(world, nullptr);
+    dJointAttach(s.ball, bone.body, finite[1]);
+    dJointSetBallAnchor(s.ball, anchor.x, anchor.y, anchor.z);
+    s.motor = create_bounded_motor(world, MotorKind::Angular, bone.body, finite[1], &s.feedback);
+    servo_of_[i] = static_cast<int>(servos_.size() - 1);
+  }
+}
+
+PuppetCore::~PuppetCore() {
+  for (Servo& s : servos_) {
+    dJointDestroy(s.ball);
+    dJointDestroy(s.motor);
+  }
+}
+
+void PuppetCore::update(double time, double h) {
+  const auto& bones = character_.bones();
+  for (std::size_t i = 0; i < bones.size(); ++i) {
+    targets_[i] = character_.target(i, time + h).q;
+  }
+  for (Servo& s : servos_) {
+    const dBodyID child = bones[s.bone].body;
+    const dBodyID parent = bones[s.parent].body;
+    const Quat qp = quat_from_ode(dBodyGetQuaternion(parent));
+    const Quat qc = quat_from_ode(dBodyGetQuaternion(child));
+    // With q_child = q_parent r, the child turns relative to the parent at
+    // w_child - w_parent = rotate(q_parent, w_r), w_r the rate of r in the parent's frame.
+    const Quat now = conj(qp) * qc;
+    const Quat want = conj(targets_[s.parent]) * targets_[s.bone];
+    const Vec3 want_w = rotate(qp, angular_velocity(now, want, h));
+    const Vec3 have_w = vec3_from_ode(dBodyGetAngularVel(child)) -
+                        vec3_from_ode(dBodyGetAngularVel(parent));
+    set_bounded_rows(s.motor, MotorKind::Angular, want_w - have_w, want_w, s.max_torque);
+  }
+}
+
+dJointID PuppetCore::ball(std::size_t bone) const {
+  return bone < servo_of_.size() && servo_of_[bone] >= 0
+             ? servos_[static_cast<std::size_t>(servo_of_[bone])].ball
+             : nullptr;
+}
+
+double PuppetCore::servo_torque(std::size_t bone) const {
+  if (bone >= servo_of_.size() || servo_of_[bone] < 0) {
+    return 0.0;
+  }
+  return norm(vec3_from_ode(servos_[static_cast<std::size_t>(servo_of_[bone])].feedback.t1));
+}
+
+} // namespace odemocap::detail

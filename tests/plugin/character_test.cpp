@@ -1,0 +1,294 @@
+// Character: one call builds a body and geom per bone of a real capture, with segment-table
+// masses and self-collision filtered, and binds them all to the driver.
+#include "support/data_paths.hpp"
+#include "support/error_message.hpp"
+#include "support/ode_scene.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::OdeScene;
+
+constexpr double k_cmu_scale = 0.0254 / 0.45; // CMU units to metres
+
+Capture cmu_hop() {
+  LoadOptions load;
+  load.length_scale = k_cmu_scale;
+  load.up_axis = Axis::Z;
+  return load_capture(test::repo_data("cmu/131_03.bvh"), load);
+}
+
+TEST(Character, OneBodyPerJointOfTheCmuSkeletonOnItsCapturedPose) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  const Character character(scene.world, scene.space, capture);
+  const Skeleton& skeleton = *capture.skeleton();
+  std::size_t joints = 0;
+  for (const Joint& j : skeleton.joints) {
+    joints += j.end_site ? 0 : 1;
+  }
+  ASSERT_EQ(character.bones().size(), joints); // 31: every joint, no End Site
+  EXPECT_EQ(character.bones().size(), 31u);
+  const double t0 = capture.track("Hips").start_time();
+  for (const Bone& bone : character.bones()) {
+    // The body sits at the bone's middle, turned like the joint.
+    const Pose joint = capture.track(bone.name).sample(t0);
+    const Pose body = body_pose(bone.body);
+    EXPECT_TRUE(test::near_vec(body.p, joint.p + rotate(joint.q, 0.5 * bone.vector), 1e-12))
+        << bone.name;
+    EXPECT_TRUE(test::same_rotation(body.q, joint.q, 1e-12)) << bone.name;
+    EXPECT_EQ(character.body(bone.name), bone.body);
+    EXPECT_EQ(character.geom(bone.name), bone.geom);
+    EXPECT_TRUE(character.owns(bone.geom));
+  }
+  // The bone vector is the child's OFFSET in the file, scaled: an independent reading.
+  const Bone& thigh = *character.find("LeftHip");
+  const Joint& knee = *std::find_if(skeleton.joints.begin(), skeleton.joints.end(),
+                                    [](const Joint& j) { return j.name == "LeftKnee"; });
+  EXPECT_TRUE(test::near_vec(thigh.vector, knee.offset * k_cmu_scale, 1e-9));
+  EXPECT_EQ(character.bones()[static_cast<std::size_t>(thigh.parent)].name, "LHipJoint");
+  EXPECT_EQ(character.find("Hips")->parent, -1);
+  EXPECT_EQ(character.find("LeftToe_End"), nullptr);
+  // A capsule spans the bone, caps included.
+  dReal radius = 0;
+  dReal length = 0;
+  dGeomCapsuleGetParams(thigh.geom, &radius, &length);
+  EXPECT_NEAR(length + 2 * radius, norm(thigh.vector), 1e-12);
+  EXPECT_DOUBLE_EQ(radius, 0.04);
+}
+
+TEST(Character, EveryBoneEndsOnItsChildJointInAsfAmcToo) {
+  // ASF offsets are in world-aligned rest frames, not the joints' frames: the bones must still
+  // end where the child tracks are, frame after frame.
+  LoadOptions load;
+  load.length_scale = k_cmu_scale;
+  load.up_axis = Axis::Z;
+  const Capture capture = load_capture(test::repo_data("cmu/131_03_first3.amc"), load);
+  OdeScene scene;
+  const Character character(scene.world, scene.space, capture);
+  EXPECT_GT(character.bones().size(), 25u);
+  int checked = 0;
+  for (const Bone& child : character.bones()) {
+    if (child.parent < 0) {
+      continue;
+    }
+    const Bone& parent = character.bones()[static_cast<std::size_t>(child.parent)];
+    const Track& parent_track = capture.track(parent.name);
+    const Track& child_track = capture.track(child.name);
+    if (norm(parent.vector) == 0.0) {
+      continue;
+    }
+    // A parent's bone ends at one of its children: the one it was measured to.
+    bool ends_here = true;
+    for (std::size_t f = 0; f < parent_track.size(); ++f) {
+      const Pose p = parent_track.pose(f);
+      ends_here = ends_here && norm(p.p + rotate(p.q, parent.vector) - child_track.position(f)) < 1e-6;
+    }
+    checked += ends_here ? 1 : 0;
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(Character, MassesFollowDeLevasSegmentFractions) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  CharacterSettings settings;
+  settings.total_mass = 80.0;
+  const Character character(scene.world, scene.space, capture, settings);
+  EXPECT_NEAR(character.mass(), 80.0, 1e-9);
+  // CMU bones by segment, written out by hand from the BVH: each body is named after the
+  // joint it starts at (LeftHip spans hip to knee: the thigh).
+  const std::map<std::string, std::vector<std::string>> segments = {
+      {"thigh", {"LeftHip", "RightHip"}},
+      {"shank", {"LeftKnee", "RightKnee"}},
+      {"foot", {"LeftAnkle", "LeftToe", "RightAnkle", "RightToe"}},
+      {"upper arm", {"LeftShoulder", "RightShoulder"}},
+      {"forearm", {"LeftElbow", "RightElbow"}},
+      {"hand",
+       {"LeftWrist", "lhand", "LFingers", "LThumb", "RightWrist", "rhand", "RFingers", "RThumb"}},
+      {"head", {"lowerneck", "Neck", "Head"}},
+  };
+  const std::map<std::string, double> percent = {{"thigh", 2 * 14.16}, {"shank", 2 * 4.33},
+                                                 {"foot", 2 * 1.37},   {"upper arm", 2 * 2.71},
+                                                 {"forearm", 2 * 1.62}, {"hand", 2 * 0.61},
+                                                 {"head", 6.94}};
+  double limbs_and_head = 0;
+  for (const auto& [segment, names] : segments) {
+    double sum = 0;
+    for (const std::string& name : names) {
+      const Bone& bone = *character.find(name);
+      sum += bone.mass;
+      dMass m;
+      dBodyGetMass(bone.body, &m);
+      EXPECT_NEAR(m.mass, bone.mass, 1e-12) << name;
+    }
+    EXPECT_NEAR(sum, 80.0 * percent.at(segment) / 100, 1e-9) << segment;
+    limbs_and_head += sum;
+  }
+  EXPECT_NEAR(80.0 - limbs_and_head, 80.0 * 0.4346, 1e-9); // the trunk: everything else
+  // Within a segment, by volume: the thigh capsules are the legs' longest, so heaviest.
+  EXPECT_GT(character.find("LeftHip")->mass, 10.0);
+}
+
+TEST(Character, OverridesAndDensityGiveTheMassesAsked) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  CharacterSettings settings;
+  settings.bones["Head"].mass = 5.0;
+  settings.bones["LeftWrist"].radius = 0.06;
+  settings.bones["LeftWrist"].shape = BoneShape::Sphere;
+  const Character character(scene.world, scene.space, capture, settings);
+  EXPECT_DOUBLE_EQ(character.find("Head")->mass, 5.0);
+  EXPECT_NEAR(character.mass(), 75.0, 1e-9);
+  EXPECT_EQ(dGeomGetClass(character.geom("LeftWrist")), dSphereClass);
+  EXPECT_DOUBLE_EQ(dGeomSphereGetRadius(character.geom("LeftWrist")), 0.06);
+
+  OdeScene other;
+  CharacterSettings dense;
+  dense.density = 1100.0;
+  const Character by_density(other.world, other.space, capture, dense);
+  const Bone& thigh = *by_density.find("LeftHip");
+  const double r = 0.04, l = norm(thigh.vector) - 2 * r;
+  EXPECT_NEAR(thigh.mass, 1100.0 * (k_pi * r * r * l + 4.0 / 3.0 * k_pi * r * r * r), 1e-9);
+}
+
+TEST(Character, BadSettingsAreRefusedNamingWhatIsWrong) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  const auto message = [&](const CharacterSettings& s) {
+    return test::error_message<PluginError>([&] { Character(scene.world, scene.space, capture, s); });
+  };
+  CharacterSettings typo;
+  typo.bones["LeftHnad"].mass = 1.0;
+  EXPECT_NE(message(typo).find("'LeftHnad', which is not a bone"), std::string::npos);
+  CharacterSettings radius;
+  radius.radius = -0.01;
+  EXPECT_NE(message(radius).find("radius"), std::string::npos);
+  CharacterSettings heavy;
+  heavy.bones["Hips"].mass = 80.0;
+  EXPECT_NE(message(heavy).find("mass overrides add up"), std::string::npos);
+  CharacterSettings nan_mass;
+  nan_mass.total_mass = NAN;
+  EXPECT_NE(message(nan_mass).find("total_mass"), std::string::npos);
+  EXPECT_NE(test::error_message<PluginError>([&] { Character(scene.world, nullptr, capture); })
+                .find("null"),
+            std::string::npos);
+  EXPECT_NE(test::error_message<PluginError>(
+                [&] { Character(scene.world, scene.space, Capture(CaptureInfo{})); })
+                .find("no track"),
+            std::string::npos);
+  const Character character(scene.world, scene.space, capture);
+  EXPECT_NE(test::error_message<PluginError>([&] { (void)character.body("Tail"); }).find("'Tail'"),
+            std::string::npos);
+}
+
+// Counts the pairs of bone geoms ODE would make contacts for, by the geoms' bits alone (what
+// dSpaceCollide tests before calling a near callback).
+int touching_bone_pairs(dSpaceID space, const Character& character) {
+  struct Count {
+    const Character* character;
+    int pairs = 0;
+  } count{&character};
+  dSpaceCollide(space, &count, [](void* data, dGeomID a, dGeomID b) {
+    auto* c = static_cast<Count*>(data);
+    dContactGeom contact[1];
+    if (c->character->owns(a) && c->character->owns(b) &&
+        dCollide(a, b, 1, contact, sizeof(dContactGeom)) > 0) {
+      ++c->pairs;
+    }
+  });
+  return count.pairs;
+}
+
+TEST(Character, ItsBonesNeverCollideWithEachOtherButTouchTheWorld) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  const Character character(scene.world, scene.space, capture);
+  EXPECT_EQ(touching_bone_pairs(scene.space, character), 0);
+  // A plain geom with ODE's default bits still meets the bones.
+  dGeomID floor = dCreatePlane(scene.space, 0, 0, 1, 0.5);
+  dContactGeom contact[4];
+  EXPECT_GT(dCollide(floor, character.geom("LeftAnkle"), 4, contact, sizeof(dContactGeom)) +
+                dCollide(floor, character.geom("Hips"), 4, contact, sizeof(dContactGeom)),
+            0);
+  EXPECT_NE(dGeomGetCollideBits(floor) & dGeomGetCategoryBits(character.geom("Hips")), 0u);
+}
+
+TEST(Character, NaiveDefaultBitsMakeNeighbouringBonesCollideAtEveryJoint) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  CharacterSettings naive;
+  naive.category_bits = ~0ul;
+  naive.collide_bits = ~0ul;
+  const Character character(scene.world, scene.space, capture, naive);
+  const int pairs = touching_bone_pairs(scene.space, character);
+  std::printf("  bone pairs in contact with every bit set: %d\n", pairs);
+  EXPECT_GE(pairs, 25); // at least the joints between bones that have a geom of length
+}
+
+TEST(Character, OneCallDrivesEveryBoneOnItsTrack) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  scene.quick = true;
+  Character character(scene.world, scene.space, capture);
+  KinematicDriver driver(scene.world);
+  BindOptions timing;
+  timing.time_offset = capture.track("Hips").start_time();
+  character.drive_kinematic(driver, timing);
+  EXPECT_EQ(driver.size(), character.bones().size());
+  const double h = 1.0 / 240;
+  double worst_m = 0, worst_rad = 0;
+  for (int i = 0; i < 480; ++i) {
+    driver.prestep(h);
+    scene.step(h);
+    for (std::size_t b = 0; b < character.bones().size(); ++b) {
+      const Bone& bone = character.bones()[b];
+      EXPECT_TRUE(dBodyIsKinematic(bone.body));
+      // Independent of Character::target: the track sampled here, the offset composed here.
+      const Pose joint = capture.track(bone.name).sample(timing.time_offset + driver.time());
+      const Pose body = body_pose(bone.body);
+      if (driver.stats(*character.binding(b)).teleports == 0) {
+        worst_m = std::fmax(worst_m, norm(body.p - (joint.p + rotate(joint.q, bone.offset.p))));
+        worst_rad = std::fmax(worst_rad, angle_between(body.q, joint.q));
+      }
+    }
+  }
+  std::printf("  kinematic character, 2 s: off its tracks by %.1e m, %.1e rad\n", worst_m,
+              worst_rad);
+  EXPECT_LT(worst_m, 1e-9);
+  EXPECT_LT(worst_rad, 1e-9);
+  EXPECT_NE(test::error_message<PluginError>([&] { character.drive_kinematic(driver); })
+                .find("already driven"),
+            std::string::npos);
+}
+
+TEST(Character, ARigidBodyCaptureGivesFreeBodiesWithDensityMasses) {
+  const std::string path = test::shared_data("optitrack-hmv-s16/sample_optitrack_take.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  LoadOptions load;
+  load.to_metres = true;
+  const Capture capture = load_capture(path, load);
+  OdeScene scene;
+  CharacterSettings settings;
+  settings.shape = BoneShape::Box;
+  const Character character(scene.world, scene.space, capture, settings);
+  ASSERT_FALSE(character.bones().empty());
+  for (const Bone& bone : character.bones()) {
+    EXPECT_EQ(bone.parent, -1);
+    EXPECT_NEAR(bone.mass, 1000.0 * 0.08 * 0.08 * 0.08, 1e-12); // an 8 cm cube of water
+  }
+}
+
+} // namespace
+} // namespace odemocap
