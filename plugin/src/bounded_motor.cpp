@@ -73,3 +73,17 @@ void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Ve
 }
 
 } // namespace odemocap::detail
+
+namespace odemocap::detail {
+
+void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max) {
+  const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const double cap = max / std::sqrt(3.0);
+  for (int row = 0; row < 3; ++row) {
+    set_axis(motor, kind, row, axes[row]);
+    set_param(motor, kind, row, dParamVel, dot(axes[row], velocity));
+    set_param(motor, kind, row, dParamFMax, cap);
+  }
+}
+
+} // namespace odemocap::detail

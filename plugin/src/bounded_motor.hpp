@@ -31,6 +31,11 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
                       double max);
 
+/// Sets the rows of `motor` along the world axes with equal limits max / sqrt(3): the force
+/// (N or N m) is at most `max` in magnitude whatever its direction, and at least 58% of it is
+/// available in every direction. For motors whose force cannot be predicted.
+void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max);
+
 /// Two unit vectors that make (a, b, c) a right-handed orthonormal basis with the unit `a`.
 void complete_basis(const Vec3& a, Vec3& b, Vec3& c);
 

@@ -326,6 +326,10 @@ dJointID Character::ball(std::size_t bone) const {
   return puppet_ ? puppet_->ball(bone) : nullptr;
 }
 
+std::size_t Character::rate_limited_steps(std::size_t bone) const {
+  return puppet_ ? puppet_->rate_limited_steps(bone) : 0;
+}
+
 double Character::servo_torque(std::size_t bone) const {
   return puppet_ ? puppet_->servo_torque(bone) : 0.0;
 }
@@ -390,6 +394,10 @@ void Character::drive_soft(KinematicDriver& driver, const PuppetSettings& settin
       throw PluginError("Character::drive_soft: bone_max_torque of '" + name +
                         "' must be positive, got " + detail::describe(torque));
     }
+  }
+  if (!(settings.max_joint_speed > 0.0) || !std::isfinite(settings.max_joint_speed)) {
+    throw PluginError("Character::drive_soft: max_joint_speed must be finite and positive, got " +
+                      detail::describe(settings.max_joint_speed));
   }
   if (!(settings.max_torque > 0.0)) {
     throw PluginError("Character::drive_soft: max_torque must be positive (infinity allowed), "

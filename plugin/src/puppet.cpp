@@ -8,7 +8,7 @@ namespace odemocap::detail {
 
 PuppetCore::PuppetCore(KinematicDriver& driver, const Character& character,
                        const PuppetSettings& settings)
-    : Controller(driver), character_(character) {
+    : Controller(driver), character_(character), max_joint_speed_(settings.max_joint_speed) {
   const auto& bones = character.bones();
   const dWorldID world = driver.world();
   servo_of_.assign(bones.size(), -1);
@@ -62,10 +62,16 @@ void PuppetCore::update(double time, double h) {
     // w_child - w_parent = rotate(q_parent, w_r), w_r the rate of r in the parent's frame.
     const Quat now = conj(qp) * qc;
     const Quat want = conj(targets_[s.parent]) * targets_[s.bone];
-    const Vec3 want_w = rotate(qp, angular_velocity(now, want, h));
-    const Vec3 have_w = vec3_from_ode(dBodyGetAngularVel(child)) -
-                        vec3_from_ode(dBodyGetAngularVel(parent));
-    set_bounded_rows(s.motor, MotorKind::Angular, want_w - have_w, want_w, s.max_torque);
+    Vec3 want_w = rotate(qp, angular_velocity(now, want, h));
+    // No faster than max_joint_speed: a capture whose bone flips (CMU's thumbs turn 175
+    // degrees in one frame and stay) would otherwise be followed at 750 rad/s and the whip open
+    // its joint by 7 cm. Such steps are counted.
+    const double rate = norm(want_w);
+    if (rate > max_joint_speed_) {
+      want_w = want_w * (max_joint_speed_ / rate);
+      ++s.rate_limited;
+    }
+    set_isotropic_rows(s.motor, MotorKind::Angular, want_w, s.max_torque);
   }
 }
 
@@ -73,6 +79,12 @@ dJointID PuppetCore::ball(std::size_t bone) const {
   return bone < servo_of_.size() && servo_of_[bone] >= 0
              ? servos_[static_cast<std::size_t>(servo_of_[bone])].ball
              : nullptr;
+}
+
+std::size_t PuppetCore::rate_limited_steps(std::size_t bone) const {
+  return bone < servo_of_.size() && servo_of_[bone] >= 0
+             ? servos_[static_cast<std::size_t>(servo_of_[bone])].rate_limited
+             : 0;
 }
 
 double PuppetCore::servo_torque(std::size_t bone) const {

@@ -77,6 +77,12 @@ struct PuppetSettings {
   double max_torque = 400.0;
   /// Per-bone max_torque by bone name (the joint above that bone).
   std::map<std::string, double, std::less<>> bone_max_torque;
+  /// Fastest a servo turns a bone relative to its parent (rad/s, > 0): where the capture asks
+  /// for more (a flip in the data, or a large deviation to recover) the bone turns at this rate
+  /// and the step is counted (Character::rate_limited_steps). 40 rad/s is where `odemocap
+  /// validate` calls a human joint's rotation a spike; CMU's thumbs flip 175 degrees in a
+  /// frame, which at 750 rad/s whipped the thumb off its joint by 7 cm.
+  double max_joint_speed = 40.0;
   /// The roots (bones without a parent) are driven kinematically by default; with a value
   /// they are soft followers with these limits (its timing fields are ignored: `timing` rules).
   std::optional<FollowSettings> soft_root;
@@ -130,6 +136,10 @@ public:
   /// Magnitude (N m) of the torque the servo above bone i applied in the last step (puppets
   /// only; 0 for roots).
   double servo_torque(std::size_t bone) const;
+  /// Steps in which the servo above bone i turned the bone relative to its parent at
+  /// PuppetSettings::max_joint_speed because reaching the capture needed more: a flip in the
+  /// data or a large deviation (puppets only).
+  std::size_t rate_limited_steps(std::size_t bone) const;
   /// The pose bone i's body is asked to have at driver time t (s): its track with the timing
   /// given to drive_kinematic or drive_soft, and its offset.
   Pose target(std::size_t bone, double t) const;

@@ -1,0 +1,254 @@
+// A soft character (puppet) on a real capture: its bones follow the capture through their
+// joints with bounded torques, a ball knocks it, and it comes back.
+#include "support/data_paths.hpp"
+#include "support/error_message.hpp"
+#include "support/ode_scene.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::OdeScene;
+
+constexpr double k_cmu_scale = 0.0254 / 0.45; // CMU units to metres
+constexpr double k_h = 1.0 / 240.0;
+
+Capture cmu_hop() {
+  LoadOptions load;
+  load.length_scale = k_cmu_scale;
+  load.up_axis = Axis::Z;
+  return load_capture(test::repo_data("cmu/131_03.bvh"), load);
+}
+
+/// The lowest point (m) the character's capsules reach over the capture: where a floor just
+/// touches the captured feet without fighting them.
+double lowest_point(const Capture& capture, const Character& character) {
+  double low = INFINITY;
+  for (const Bone& bone : character.bones()) {
+    const Track& t = capture.track(bone.name);
+    for (std::size_t i : t.valid_indices()) {
+      const Pose p = t.pose(i);
+      low = std::fmin(low, std::fmin(p.p.z, (p.p + rotate(p.q, bone.vector)).z));
+    }
+  }
+  return low - 0.04;
+}
+
+enum class Drive { Kinematic, Puppet, PuppetSoftRoot };
+
+struct KnockRun {
+  double tracking_rms_deg = 0;   // before the hit, worst step
+  double peak_rms_deg = 0;       // after the hit
+  double chest_peak_deg = 0;     // the struck bone, after the hit
+  double recovered_after_s = -1; // from the hit until the RMS is back under 2 degrees for good
+  double final_rms_deg = 0;
+  double gap_max_m = 0;
+  std::string gap_bone;
+  double torque_over_limit = 0; // worst servo torque / its limit
+  std::size_t rate_limited = 0; // servo steps at max_joint_speed
+};
+
+struct Knock {
+  bool ball = true;
+  double hit_time = 0.3; // s of simulation
+  double until = 1.33;   // the end of the window measured: CMU's right thumb flips at 1.38 s
+  double speed = 6.0;    // m/s
+  double mass = 5.0;     // kg
+  double max_torque = 150.0;
+  double max_joint_speed = 40.0;
+  int iterations = 120; // dWorldQuickStep's: a soft root needs more than 60 to settle
+};
+
+KnockRun knock(Drive drive, const Knock& k = {}) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  scene.quick = true;
+  dWorldSetQuickStepNumIterations(scene.world, k.iterations);
+  Character character(scene.world, scene.space, capture);
+  dCreatePlane(scene.space, 0, 0, 1, lowest_point(capture, character));
+  KinematicDriver driver(scene.world);
+  PuppetSettings puppet;
+  puppet.timing.time_offset = capture.track("Hips").start_time();
+  puppet.max_torque = k.max_torque;
+  puppet.max_joint_speed = k.max_joint_speed;
+  if (drive == Drive::Kinematic) {
+    character.drive_kinematic(driver, puppet.timing);
+  } else {
+    if (drive == Drive::PuppetSoftRoot) {
+      FollowSettings root;
+      root.max_force = 3000;
+      root.max_torque = 600;
+      puppet.soft_root = root;
+    }
+    character.drive_soft(driver, puppet);
+  }
+  // A ball thrown sideways at the chest, arriving at hit_time (gravity off: it arrives where
+  // it was aimed).
+  const auto& bones = character.bones();
+  std::size_t chest = 0;
+  while (bones[chest].name != "Chest2") {
+    ++chest;
+  }
+  const Pose at_hit = character.target(chest, k.hit_time);
+  Vec3 side = rotate(at_hit.q, Vec3{1, 0, 0});
+  side = normalized(Vec3{side.x, side.y, 0});
+  const double travel = 0.6;
+  dBodyID ball = nullptr;
+
+  KnockRun r;
+  double below_since = -1;
+  const int steps = static_cast<int>(std::ceil(k.until / k_h));
+  for (int i = 0; i < steps; ++i) {
+    if (k.ball && ball == nullptr && driver.time() >= k.hit_time - travel / k.speed) {
+      ball = dBodyCreate(scene.world);
+      dMass m;
+      dMassSetSphereTotal(&m, k.mass, 0.1);
+      dBodySetMass(ball, &m);
+      const Vec3 from = at_hit.p + (travel + 0.1 + 0.04) * side;
+      dBodySetPosition(ball, from.x, from.y, from.z);
+      const Vec3 v = -k.speed * side;
+      dBodySetLinearVel(ball, v.x, v.y, v.z);
+      dBodySetGravityMode(ball, 0);
+      dGeomSetBody(dCreateSphere(scene.space, 0.1), ball);
+    }
+    driver.prestep(k_h);
+    scene.step(k_h);
+    double sum2 = 0;
+    for (std::size_t b = 0; b < bones.size(); ++b) {
+      const double deg = angle_between(body_pose(bones[b].body).q,
+                                       character.target(b, driver.time()).q) * 180 / k_pi;
+      sum2 += deg * deg;
+      if (b == chest && driver.time() >= k.hit_time) {
+        r.chest_peak_deg = std::fmax(r.chest_peak_deg, deg);
+      }
+      if (dJointID joint = character.ball(b)) {
+        dVector3 a1, a2;
+        dJointGetBallAnchor(joint, a1);
+        dJointGetBallAnchor2(joint, a2);
+        const double gap = norm(vec3_from_ode(a1) - vec3_from_ode(a2));
+        if (gap > r.gap_max_m) {
+          r.gap_max_m = gap;
+          r.gap_bone = bones[b].name;
+        }
+        r.torque_over_limit = std::fmax(r.torque_over_limit, character.servo_torque(b) / k.max_torque);
+      }
+    }
+    const double rms = std::sqrt(sum2 / static_cast<double>(bones.size()));
+    if (driver.time() < k.hit_time - 0.05) {
+      r.tracking_rms_deg = std::fmax(r.tracking_rms_deg, rms);
+    } else if (driver.time() >= k.hit_time) {
+      r.peak_rms_deg = std::fmax(r.peak_rms_deg, rms);
+      below_since = rms >= 2.0 ? -1 : below_since < 0 ? driver.time() : below_since;
+    }
+    r.final_rms_deg = rms;
+  }
+  for (std::size_t b = 0; b < bones.size(); ++b) {
+    r.rate_limited += character.rate_limited_steps(b);
+  }
+  r.recovered_after_s = below_since < 0 ? -1 : below_since - k.hit_time;
+  return r;
+}
+
+void print(const char* what, const KnockRun& r) {
+  std::printf("  %s: tracking %.2f deg RMS (worst step before the hit); after it up to %.1f deg "
+              "RMS, the chest %.1f deg; back under 2 deg RMS %.2f s after the hit, %.2f at the "
+              "end; joint gaps up to %.2f mm (%s); servo torque up to %.3f of its limit; %zu "
+              "rate-limited servo steps\n",
+              what, r.tracking_rms_deg, r.peak_rms_deg, r.chest_peak_deg, r.recovered_after_s,
+              r.final_rms_deg, 1000 * r.gap_max_m, r.gap_bone.c_str(), r.torque_over_limit,
+              r.rate_limited);
+}
+
+TEST(Puppet, UndisturbedItFollowsTheCaptureWithinAFractionOfADegree) {
+  Knock quiet;
+  quiet.ball = false;
+  const KnockRun r = knock(Drive::Puppet, quiet);
+  print("undisturbed puppet", r);
+  EXPECT_LT(std::fmax(r.tracking_rms_deg, r.peak_rms_deg), 1.0);
+  EXPECT_LE(r.gap_max_m, 0.005);
+  EXPECT_LE(r.torque_over_limit, 1.01);
+}
+
+TEST(Puppet, AKnockedPuppetDeviatesAndReturnsToTheCaptureWithinASecond) {
+  const KnockRun r = knock(Drive::Puppet);
+  print("puppet, 5 kg ball at 6 m/s", r);
+  EXPECT_GT(r.chest_peak_deg, 5.0); // it gave way where it was struck
+  EXPECT_GT(r.peak_rms_deg, 2.0);
+  EXPECT_GE(r.recovered_after_s, 0.0);
+  EXPECT_LE(r.recovered_after_s, 1.0);
+  EXPECT_LE(r.gap_max_m, 0.005);
+  EXPECT_LE(r.torque_over_limit, 1.01);
+}
+
+TEST(Puppet, ASoftRootPuppetIsKnockedAndReturnsToo) {
+  const KnockRun r = knock(Drive::PuppetSoftRoot);
+  print("puppet with a soft root", r);
+  EXPECT_GT(r.peak_rms_deg, 2.0);
+  EXPECT_GE(r.recovered_after_s, 0.0);
+  EXPECT_LE(r.recovered_after_s, 1.0);
+  EXPECT_LE(r.gap_max_m, 0.005);
+  EXPECT_LE(r.torque_over_limit, 1.01);
+}
+
+TEST(Puppet, AKinematicCharacterDoesNotGiveWay) {
+  const KnockRun r = knock(Drive::Kinematic);
+  print("kinematic character", r);
+  EXPECT_LT(r.peak_rms_deg, 1e-6);
+}
+
+// Past the window above, CMU's right thumb flips 175 degrees in one frame and stays: a servo
+// that follows at any speed whips it off its joint.
+TEST(Puppet, NaiveUnlimitedJointSpeedWhipsAFlippingThumbOffItsJoint) {
+  Knock flip;
+  flip.ball = false;
+  flip.until = 2.5;
+  flip.max_joint_speed = 1e6;
+  const KnockRun naive = knock(Drive::Puppet, flip);
+  print("no joint speed limit, 2.5 s", naive);
+  flip.max_joint_speed = 40.0;
+  const KnockRun limited = knock(Drive::Puppet, flip);
+  print("40 rad/s, 2.5 s", limited);
+  EXPECT_GT(naive.gap_max_m, 0.01);
+  EXPECT_EQ(naive.gap_bone, "RThumb");
+  EXPECT_LE(limited.gap_max_m, 0.005);
+  EXPECT_GT(limited.rate_limited, 0u);
+}
+
+TEST(Puppet, BadSettingsAreRefusedNamingWhatIsWrong) {
+  const Capture capture = cmu_hop();
+  OdeScene scene;
+  Character character(scene.world, scene.space, capture);
+  KinematicDriver driver(scene.world);
+  const auto message = [&](const PuppetSettings& s) {
+    return test::error_message<PluginError>([&] { character.drive_soft(driver, s); });
+  };
+  PuppetSettings torque;
+  torque.max_torque = 0;
+  EXPECT_NE(message(torque).find("max_torque"), std::string::npos);
+  PuppetSettings speed;
+  speed.max_joint_speed = NAN;
+  EXPECT_NE(message(speed).find("max_joint_speed"), std::string::npos);
+  PuppetSettings bone;
+  bone.bone_max_torque["Tail"] = 5;
+  EXPECT_NE(message(bone).find("'Tail'"), std::string::npos);
+  PuppetSettings offset;
+  offset.timing.offset.p = {0, 0, 1};
+  EXPECT_NE(message(offset).find("identity"), std::string::npos);
+  EXPECT_EQ(driver.joint_count(), 0u);
+  character.drive_soft(driver);
+  EXPECT_EQ(driver.joint_count(), 1u); // one controller for every servo
+  EXPECT_NE(message({}).find("already driven"), std::string::npos);
+}
+
+} // namespace
+} // namespace odemocap
