@@ -87,8 +87,7 @@ void write_trace(std::ostream& out, const ReplayScene& scene, const std::string&
   }
 }
 
-int run_headless(const Capture& capture, const Arguments& args,
-                 const std::vector<DriveMode>& modes) {
+int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives) {
   RunInfo info;
   info.capture = args.capture;
   info.format = capture.info().format;
@@ -108,9 +107,9 @@ int run_headless(const Capture& capture, const Arguments& args,
     write_trace_header(trace);
   }
   std::vector<Metrics> runs;
-  for (DriveMode mode : modes) {
+  for (Drive drive : drives) {
     SceneOptions options;
-    options.mode = mode;
+    options.drive = drive;
     options.rate = args.rate;
     options.loop = args.loop;
     ReplayScene scene(capture, options);
@@ -118,7 +117,7 @@ int run_headless(const Capture& capture, const Arguments& args,
     for (long i = 0; i < steps; ++i) {
       scene.step();
       if (trace.is_open()) {
-        write_trace(trace, scene, mode_name(mode));
+        write_trace(trace, scene, drive_name(drive));
       }
     }
     runs.push_back(scene.metrics());
@@ -161,13 +160,13 @@ int main(int argc, char** argv) {
                                            : "must be m, dm, cm, mm, in, ft, cmu or a number > 0";
           },
           "UNIT"));
-  const std::map<std::string, DriveMode> drive_modes{{"geodesic", DriveMode::Geodesic},
-                                                     {"linear", DriveMode::LinearApprox},
-                                                     {"teleport", DriveMode::Teleport}};
-  app.add_option("--drive", args.drive, "how captured bodies move: geodesic, linear, teleport")
-      ->check(CLI::IsMember({"geodesic", "linear", "teleport"}))
+  app.add_option("--drive", args.drive,
+                 "how captured bodies move: kinematic (geodesic, linear, teleport) or soft (a "
+                 "puppet whose bones follow the capture with bounded torques; soft followers "
+                 "for rigid bodies)")
+      ->check(CLI::IsMember({"geodesic", "linear", "teleport", "soft"}))
       ->capture_default_str();
-  app.add_flag("--compare", args.compare, "run the scene with each drive mode, side by side");
+  app.add_flag("--compare", args.compare, "run the scene with each drive, side by side");
   app.add_option("--seconds", args.seconds, "simulated seconds (default: the capture's length)")
       ->check(CLI::Range(1e-3, 1e6));
   app.add_option("--rate", args.rate, "simulation steps per second (1 to 100000)")
@@ -189,18 +188,18 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2; // usage errors are status 2, as the help says
   }
 
-  std::vector<DriveMode> modes{drive_modes.at(args.drive)};
+  std::vector<Drive> drives{*parse_drive(args.drive)};
   if (args.compare) {
-    modes = {DriveMode::Geodesic, DriveMode::LinearApprox, DriveMode::Teleport};
+    drives = {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft};
   }
   try {
     const Capture capture = load(args);
     if (args.headless) {
-      return run_headless(capture, args, modes);
+      return run_headless(capture, args, drives);
     }
 #ifdef ODEMOCAP_REPLAY_WINDOW
     SceneOptions scene;
-    scene.mode = modes.front();
+    scene.drive = drives.front();
     scene.rate = args.rate;
     scene.loop = true;
     ViewerOptions view;

@@ -21,16 +21,35 @@ constexpr unsigned long k_chain = 8;
 
 } // namespace
 
-const char* mode_name(DriveMode mode) {
-  switch (mode) {
-  case DriveMode::Geodesic: return "geodesic";
-  case DriveMode::LinearApprox: return "linear";
-  case DriveMode::Teleport: return "teleport";
+const char* drive_name(Drive drive) {
+  switch (drive) {
+  case Drive::Geodesic: return "geodesic";
+  case Drive::Linear: return "linear";
+  case Drive::Teleport: return "teleport";
+  case Drive::Soft: return "soft";
   }
   return "?";
 }
 
+std::optional<Drive> parse_drive(const std::string& name) {
+  for (Drive d : {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft}) {
+    if (name == drive_name(d)) {
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
+
+/// The driver's mode for a drive (Soft moves its kinematic roots geodesically).
+DriveMode driver_mode(Drive drive) {
+  switch (drive) {
+  case Drive::Linear: return DriveMode::LinearApprox;
+  case Drive::Teleport: return DriveMode::Teleport;
+  default: return DriveMode::Geodesic;
+  }
+}
 
 void set_bits(dGeomID geom, unsigned long category, unsigned long collide) {
   dGeomSetCategoryBits(geom, category);
@@ -121,8 +140,8 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
   space_ = dHashSpaceCreate(nullptr);
   contacts_ = dJointGroupCreate(0);
   driver_ = std::make_unique<KinematicDriver>(world_);
-  driver_->set_mode(options.mode);
-  m_.mode = mode_name(options.mode);
+  driver_->set_mode(driver_mode(options.drive));
+  m_.mode = drive_name(options.drive);
 
   floor_ = std::numeric_limits<double>::infinity();
   for (const Track& track : capture.tracks()) {
@@ -145,11 +164,14 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
   }
 
   choose_roles(capture);
-  build_captured(capture);
+  build_character(capture);
   build_props(capture);
   build_chain();
   build_tray();
-  m_.kinematic_bodies = static_cast<int>(captured_.size()) + 1; // + the tray
+  m_.kinematic_bodies = 1; // the tray
+  for (const Bone& bone : character_->bones()) {
+    m_.kinematic_bodies += dBodyIsKinematic(bone.body) ? 1 : 0;
+  }
   m_.dynamic_bodies = static_cast<int>(named_.size()) - m_.kinematic_bodies;
   m_.joints = static_cast<int>(chain_balls_.size()) + (hand_lock_ ? 1 : 0);
   m_.props = static_cast<int>(
@@ -158,6 +180,7 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
 
 ReplayScene::~ReplayScene() {
   hand_lock_.reset(); // joints before the world
+  character_.reset();
   driver_.reset();
   dJointGroupDestroy(contacts_);
   dSpaceDestroy(space_);
@@ -221,52 +244,31 @@ void ReplayScene::choose_roles(const Capture& capture) {
   }
 }
 
-void ReplayScene::build_captured(const Capture& capture) {
-  BindOptions bind;
-  bind.at_end = options_.loop ? TrackEnd::Loop : TrackEnd::Hold;
-  const Skeleton* skeleton = capture.skeleton();
-  const double scale = capture.info().length_scale;
-  for (const Track& track : capture.tracks()) {
-    if (track.valid_count() == 0) {
-      continue;
+void ReplayScene::build_character(const Capture& capture) {
+  // One body per bone (capsules along a skeleton's bones, 8 cm boxes for rigid bodies) that
+  // never collide with each other, the chain, or the tray.
+  CharacterSettings settings;
+  settings.radius = capture.skeleton() != nullptr ? k_radius : 0.5 * k_rigid_side;
+  settings.shape = capture.skeleton() != nullptr ? BoneShape::Capsule : BoneShape::Box;
+  settings.category_bits = k_captured;
+  settings.collide_bits = ~(k_chain | k_captured);
+  character_ = std::make_unique<Character>(world_, space_, capture, settings);
+  BindOptions timing;
+  timing.at_end = options_.loop ? TrackEnd::Loop : TrackEnd::Hold;
+  timing.time_offset = capture_start(capture);
+  if (options_.drive == Drive::Soft) {
+    PuppetSettings puppet;
+    puppet.timing = timing;
+    if (capture.skeleton() == nullptr) {
+      puppet.soft_root = FollowSettings{}; // every rigid body is a root
     }
-    dBodyID body = dBodyCreate(world_);
-    if (skeleton != nullptr) {
-      // A capsule from the joint to its first child, in the joint's frame.
-      const auto& joints = skeleton->joints;
-      const auto self = std::find_if(joints.begin(), joints.end(),
-                                     [&](const Joint& j) { return j.name == track.name(); });
-      const auto index = static_cast<int>(self - joints.begin());
-      for (auto child = self; child != joints.end(); ++child) {
-        if (child->parent != index) {
-          continue;
-        }
-        const Vec3 bone = child->offset * scale;
-        const double length = norm(bone);
-        if (length > 2 * k_radius) {
-          dGeomID geom = dCreateCapsule(space_, k_radius, length - 2 * k_radius);
-          dGeomSetBody(geom, body);
-          dGeomSetOffsetPosition(geom, 0.5 * bone.x, 0.5 * bone.y, 0.5 * bone.z);
-          dQuaternion q;
-          to_ode(from_to({0, 0, 1}, bone), q);
-          dGeomSetOffsetQuaternion(geom, q);
-          set_bits(geom, k_captured, ~k_chain);
-          shapes_.push_back({geom, Role::Captured});
-        }
-        break;
-      }
-    } else {
-      dGeomID geom = dCreateBox(space_, k_rigid_side, k_rigid_side, k_rigid_side);
-      dGeomSetBody(geom, body);
-      set_bits(geom, k_captured, ~k_chain);
-      shapes_.push_back({geom, Role::Captured});
-    }
-    // Bodies without a bone (e.g. a last joint) are still driven and traced.
-    bind.time_offset = track.start_time();
-    const auto id = driver_->bind(body, track, bind);
-    set_body_pose(body, driver_->target(id, 0.0));
-    captured_.push_back(id);
-    named_.emplace_back(track.name(), body);
+    character_->drive_soft(*driver_, puppet);
+  } else {
+    character_->drive_kinematic(*driver_, timing);
+  }
+  for (const Bone& bone : character_->bones()) {
+    shapes_.push_back({bone.geom, Role::Captured});
+    named_.emplace_back(bone.name, bone.body);
   }
 }
 
@@ -483,9 +485,14 @@ void ReplayScene::near_callback(void* data, dGeomID a, dGeomID b) {
   scene->contacts_this_step_ += n;
 }
 
-void ReplayScene::set_mode(DriveMode mode) {
-  driver_->set_mode(mode);
-  m_.mode = mode_name(mode);
+bool ReplayScene::switch_drive(Drive drive) {
+  if (drive == Drive::Soft || options_.drive == Drive::Soft) {
+    return false;
+  }
+  options_.drive = drive;
+  driver_->set_mode(driver_mode(drive));
+  m_.mode = drive_name(drive);
+  return true;
 }
 
 void ReplayScene::step() {
@@ -511,11 +518,14 @@ void ReplayScene::measure_step() {
       ++m_.nan_values;
     }
   }
-  for (KinematicDriver::BindingId id : captured_) {
-    const Pose want = driver_->target(id, driver_->time());
-    const Pose have = body_pose(driver_->body(id));
+  const auto& bones = character_->bones();
+  for (std::size_t b = 0; b < bones.size(); ++b) {
+    const Pose want = character_->target(b, driver_->time());
+    const Pose have = body_pose(bones[b].body);
+    const double angle = angle_between(have.q, want.q);
     m_.track_error_max_m = std::fmax(m_.track_error_max_m, norm(have.p - want.p));
-    m_.track_error_max_rad = std::fmax(m_.track_error_max_rad, angle_between(have.q, want.q));
+    m_.track_error_max_rad = std::fmax(m_.track_error_max_rad, angle);
+    track_errors_deg_.push_back(static_cast<float>(angle * 180 / k_pi));
   }
   const auto gap = [&](double g) {
     m_.chain_gap_max_m = std::fmax(m_.chain_gap_max_m, g);
@@ -565,8 +575,22 @@ Metrics ReplayScene::metrics() const {
   if (chain_gap_count_ > 0) {
     m.chain_gap_rms_m = std::sqrt(chain_gap_sum2_ / static_cast<double>(chain_gap_count_));
   }
-  for (KinematicDriver::BindingId id : captured_) {
-    m.teleports += static_cast<long>(driver_->stats(id).teleports);
+  for (std::size_t b = 0; b < character_->bones().size(); ++b) {
+    if (const auto id = character_->binding(b)) {
+      m.teleports += static_cast<long>(driver_->stats(*id).teleports);
+    }
+    m.rate_limited += static_cast<long>(character_->rate_limited_steps(b));
+  }
+  if (!track_errors_deg_.empty()) {
+    double sum2 = 0.0;
+    for (float e : track_errors_deg_) {
+      sum2 += static_cast<double>(e) * e;
+    }
+    m.track_error_rms_deg = std::sqrt(sum2 / static_cast<double>(track_errors_deg_.size()));
+    std::vector<float> sorted = track_errors_deg_;
+    const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+    std::nth_element(sorted.begin(), middle, sorted.end());
+    m.track_error_median_deg = *middle;
   }
   m.props_moved = 0;
   m.props_left = 0;
@@ -590,7 +614,7 @@ Metrics ReplayScene::metrics() const {
 }
 
 Vec3 ReplayScene::focus() const {
-  return captured_.empty() ? Vec3{} : vec3_from_ode(dBodyGetPosition(driver_->body(captured_[0])));
+  return vec3_from_ode(dBodyGetPosition(character_->bones().front().body));
 }
 
 } // namespace odemocap::replay

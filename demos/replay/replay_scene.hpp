@@ -1,6 +1,7 @@
 #pragma once
-// The replay scene: a capture's bodies as kinematic ODE bodies driven by a KinematicDriver,
-// with dynamic props around them (boxes and balls on the floor, a stack, a chain hanging from
+// The replay scene: a capture's bodies as an odemocap Character, kinematic (driven by a
+// KinematicDriver in one of its modes) or soft (a puppet whose bones follow the capture with
+// bounded torques, or soft followers for rigid bodies), with dynamic props around them (boxes and balls on the floor, a stack, a chain hanging from
 // a hand, a light box riding on a kinematic tray), and the figures the demo reports.
 
 #include <odemocap/plugin.hpp>
@@ -8,6 +9,7 @@
 #include <ode/ode.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +19,17 @@ namespace odemocap::replay {
 double capture_start(const Capture& capture);
 double capture_end(const Capture& capture);
 
-/// The drive mode's name on the command line and in reports: geodesic, linear, teleport.
-const char* mode_name(DriveMode mode);
+/// How the captured bodies move: kinematic in one of the driver's modes, or soft.
+enum class Drive { Geodesic, Linear, Teleport, Soft };
+
+/// The drive's name on the command line and in reports: geodesic, linear, teleport, soft.
+const char* drive_name(Drive drive);
+/// The drive of that name, or empty.
+std::optional<Drive> parse_drive(const std::string& name);
 
 /// What the demo was asked to run.
 struct SceneOptions {
-  DriveMode mode = DriveMode::Geodesic;
+  Drive drive = Drive::Geodesic;
   double rate = 240.0; ///< simulation steps per second (independent of the capture rate)
   bool loop = false;   ///< loop the capture instead of holding its last pose
 };
@@ -40,7 +47,7 @@ struct Shape {
 /// omitted with the reason (`chain` false and `no_chain_reason`), never reported as a number
 /// that does not mean what its name says.
 struct Metrics {
-  std::string mode;
+  std::string mode; ///< the drive's name
   std::string root_track; ///< the track the tray follows
   std::string hand_track; ///< the track the chain hangs from; empty when there is no chain
   bool chain = false;     ///< the hand lock and chain figures were measured
@@ -54,8 +61,11 @@ struct Metrics {
   int contacts_max_per_step = 0;
   long nan_values = 0;            ///< non-finite body positions or orientations seen
   long teleports = 0;             ///< driver steps over its speed limits (data glitches)
+  long rate_limited = 0;          ///< soft: servo steps at the joint speed limit (glitches)
   double track_error_max_m = 0.0; ///< captured bodies vs their targets after each step
   double track_error_max_rad = 0.0;
+  double track_error_rms_deg = 0.0;    ///< over bodies and steps
+  double track_error_median_deg = 0.0; ///< over bodies and steps: what glitches do not sway
   double hand_lock_gap_max_m = 0.0; ///< the quaternion lock between hand and first link:
   double hand_lock_gap_rms_m = 0.0; ///< anchor gap and angle error
   double hand_lock_angle_max_deg = 0.0;
@@ -83,8 +93,10 @@ public:
 
   /// One simulation step of 1/rate seconds, measuring as it goes.
   void step();
-  void set_mode(DriveMode mode);
-  DriveMode mode() const { return driver_->mode(); }
+  /// Switches between the kinematic drives mid-run; false for Soft (or from it), which needs
+  /// a new scene.
+  bool switch_drive(Drive drive);
+  Drive drive() const { return options_.drive; }
   double time() const { return driver_->time(); }
   double step_size() const { return h_; }
   /// The figures so far (averages and end-of-run values computed on the call).
@@ -109,7 +121,7 @@ private:
   /// hand the chain hangs from (a wrist by name, else the rigid body that travels furthest),
   /// among tracks that stay high enough above the floor for the chain to hang free.
   void choose_roles(const Capture& capture);
-  void build_captured(const Capture& capture);
+  void build_character(const Capture& capture);
   void build_props(const Capture& capture);
   void build_chain();
   void build_tray();
@@ -126,7 +138,7 @@ private:
   dSpaceID space_;
   dJointGroupID contacts_;
   std::unique_ptr<KinematicDriver> driver_;
-  std::vector<KinematicDriver::BindingId> captured_;
+  std::unique_ptr<Character> character_;
   std::vector<Prop> props_;
   std::vector<dJointID> chain_balls_;
   const Track* root_ = nullptr;
@@ -146,6 +158,7 @@ private:
   long chain_gap_count_ = 0;
   double lock_sum2_ = 0.0;
   double lock_gap_sum2_ = 0.0;
+  std::vector<float> track_errors_deg_; ///< every body's angle off its target, every step
   double step_time_sum_us_ = 0.0;
 };
 

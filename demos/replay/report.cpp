@@ -44,9 +44,16 @@ const std::vector<Row>& rows() {
        }},
       {"NaN values", [](const Metrics& m) { return std::to_string(m.nan_values); }},
       {"teleports (data glitches)", [](const Metrics& m) { return std::to_string(m.teleports); }},
+      {"servo steps at joint speed limit",
+       [](const Metrics& m) { return std::to_string(m.rate_limited); }},
       {"track error max (m)", [](const Metrics& m) { return format("%.2e", m.track_error_max_m); }},
       {"track error max (rad)",
        [](const Metrics& m) { return format("%.2e", m.track_error_max_rad); }},
+      {"track error RMS / median (deg)",
+       [](const Metrics& m) {
+         return format("%.3f", m.track_error_rms_deg) + " / " +
+                format("%.3f", m.track_error_median_deg);
+       }},
       {"hand lock gap max (mm)", chain("%.2f", &Metrics::hand_lock_gap_max_m, 1000)},
       {"hand lock gap RMS (mm)", chain("%.2f", &Metrics::hand_lock_gap_rms_m, 1000)},
       {"chain joint gap max (mm)", chain("%.2f", &Metrics::chain_gap_max_m, 1000)},
@@ -92,7 +99,7 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Met
   }
   const std::size_t label_width = 40;
   const std::size_t column_width = 14;
-  out << pad("drive mode", label_width);
+  out << pad("drive", label_width);
   for (const Metrics& m : runs) {
     out << pad(m.mode, column_width);
   }
@@ -131,6 +138,9 @@ std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {
         {"contacts_max_per_step", m.contacts_max_per_step},
         {"nan_values", m.nan_values},
         {"teleports", m.teleports},
+        {"rate_limited_servo_steps", m.rate_limited},
+        {"track_error_rms_deg", m.track_error_rms_deg},
+        {"track_error_median_deg", m.track_error_median_deg},
         {"track_error_max_m", m.track_error_max_m},
         {"track_error_max_rad", m.track_error_max_rad},
         {"chain_gap_max_m", m.chain_gap_max_m},

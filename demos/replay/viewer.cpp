@@ -245,13 +245,12 @@ void on_scroll(GLFWwindow* window, double, double dy) {
 std::vector<std::unique_ptr<ReplayScene>> make_scenes(const Capture& capture,
                                                       const SceneOptions& options, bool compare) {
   std::vector<std::unique_ptr<ReplayScene>> scenes;
-  const std::vector<DriveMode> modes =
-      compare ? std::vector<DriveMode>{DriveMode::Geodesic, DriveMode::LinearApprox,
-                                       DriveMode::Teleport}
-              : std::vector<DriveMode>{options.mode};
-  for (DriveMode mode : modes) {
+  const std::vector<Drive> drives =
+      compare ? std::vector<Drive>{Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft}
+              : std::vector<Drive>{options.drive};
+  for (Drive drive : drives) {
     SceneOptions o = options;
-    o.mode = mode;
+    o.drive = drive;
     scenes.push_back(std::make_unique<ReplayScene>(capture, o));
   }
   return scenes;
@@ -338,11 +337,13 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   while (glfwWindowShouldClose(window) == 0) {
     if (state.restart || state.next_mode) {
       if (state.next_mode && !view.compare) {
-        current.mode = current.mode == DriveMode::Geodesic       ? DriveMode::LinearApprox
-                       : current.mode == DriveMode::LinearApprox ? DriveMode::Teleport
-                                                                 : DriveMode::Geodesic;
+        current.drive = current.drive == Drive::Geodesic ? Drive::Linear
+                        : current.drive == Drive::Linear ? Drive::Teleport
+                        : current.drive == Drive::Teleport ? Drive::Soft
+                                                           : Drive::Geodesic;
         for (auto& scene : scenes) {
-          scene->set_mode(current.mode); // switches mid-run, as a user would
+          // Kinematic drives switch mid-run, as a user would; soft needs a new scene.
+          state.restart = state.restart || !scene->switch_drive(current.drive);
         }
       }
       if (state.restart) {
@@ -366,8 +367,8 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
     glfwGetFramebufferSize(window, &width, &height);
     char line[200];
     std::snprintf(line, sizeof line, "T %.2f S   MODE %s   SPEED %gX%s", scenes.front()->time(),
-                  view.compare ? "GEODESIC | LINEAR | TELEPORT, LEFT TO RIGHT"
-                               : mode_name(current.mode),
+                  view.compare ? "GEODESIC | LINEAR | TELEPORT | SOFT, LEFT TO RIGHT"
+                               : drive_name(current.drive),
                   state.speed, state.paused ? "   PAUSED" : "");
     render(scenes, quadric, state.camera, width, height,
            {line, "SPACE PAUSE   N STEP   M MODE   R RESTART   +/- SPEED   DRAG ORBIT   "

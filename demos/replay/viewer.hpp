@@ -13,7 +13,7 @@ struct ViewerOptions {
   /// With a path: render `frames` frames, save the last as PNG and return.
   std::string screenshot;
   int frames = 60;
-  bool compare = false; ///< the three drive modes side by side
+  bool compare = false; ///< the four drives side by side
 };
 
 /// Opens a window and replays until it is closed; returns a process exit status. Prints why

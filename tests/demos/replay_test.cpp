@@ -75,7 +75,7 @@ protected:
   }
   void SetUp() override {
     ASSERT_EQ(outcome_->status, 0) << outcome_->err;
-    ASSERT_EQ(runs_->size(), 3u);
+    ASSERT_EQ(runs_->size(), 4u);
   }
   static const nlohmann::json& mode(const char* name) { return runs_->at(name); }
 
@@ -87,7 +87,7 @@ protected:
 
 TEST_F(Replay, SummaryNamesTheCaptureAndEveryMode) {
   EXPECT_NE(outcome_->out.find("131_03.bvh"), std::string::npos);
-  for (const char* m : {"geodesic", "linear", "teleport"}) {
+  for (const char* m : {"geodesic", "linear", "teleport", "soft"}) {
     EXPECT_NE(outcome_->out.find(m), std::string::npos) << m;
   }
   EXPECT_EQ(capture_[0].at("tracks"), 31);
@@ -117,6 +117,24 @@ TEST_F(Replay, NoNaNAndCapturedBodiesStayOnTheirTracks) {
   EXPECT_LT(mode("geodesic").at("track_error_max_rad").get<double>(), 1e-9);
   // The naive quaternion difference misses the captured orientation every step.
   EXPECT_GT(mode("linear").at("track_error_max_rad").get<double>(), 1e-4);
+}
+
+// The soft drive: a puppet whose root is kinematic and whose 30 other bones are dynamic,
+// following the capture through bounded servos; it gives way to what it meets, so it is off
+// the capture by degrees, not by rounding errors, yet still holds the chain and kicks props.
+TEST_F(Replay, TheSoftPuppetFollowsTheCaptureClosely) {
+  const auto& r = mode("soft");
+  EXPECT_EQ(r.at("nan_values"), 0);
+  EXPECT_EQ(r.at("kinematic_bodies"), 2); // the root and the tray
+  EXPECT_EQ(r.at("dynamic_bodies"), 49);
+  // The median: the RMS is ruled by CMU's flipping thumbs, which the puppet's joint speed
+  // limit keeps it from following (tens of degrees for a few steps).
+  EXPECT_GT(r.at("track_error_median_deg").get<double>(), 0.001);
+  EXPECT_LT(r.at("track_error_median_deg").get<double>(), 1.0);
+  EXPECT_GT(r.at("rate_limited_servo_steps").get<int>(), 0);
+  EXPECT_LT(r.at("hand_lock_gap_rms_m").get<double>(), 0.003);
+  EXPECT_GE(r.at("props_moved").get<int>(), 2);
+  EXPECT_TRUE(r.at("rider_carried").get<bool>());
 }
 
 TEST_F(Replay, PropsAreMovedByContact) {
@@ -181,7 +199,7 @@ TEST(ReplayOutputs, ScratchDirectoriesOfOneNameNeverCollide) {
 TEST(ReplayOutputs, UsageErrorsExitWithTwo) {
   const fs::path dir = scratch("usage");
   for (const char* bad : {"--rate 0", "--rate -5", "--seconds 0", "--unit parsec", "--frames 0",
-                          "--drive sideways"}) {
+                          "--drive sideways", "--drive Soft"}) {
     const Outcome r = run(dir, std::string("--headless ") + bad);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
   }
