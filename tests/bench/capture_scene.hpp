@@ -1,7 +1,7 @@
 #pragma once
-// A benchmark scene: a CMU capture looping on kinematic capsules (one per joint), dynamic boxes
-// on the floor around it, stepped with dWorldQuickStep. Shared by the driver benchmark and the
-// soak run.
+// A benchmark scene: a CMU capture looping on an odemocap Character (a capsule per bone),
+// kinematic or soft (a puppet with a kinematic root), dynamic boxes on the floor around it,
+// stepped with dWorldQuickStep. Shared by the driver benchmark and the soak run.
 
 #include <odemocap/plugin.hpp>
 
@@ -16,7 +16,7 @@ namespace odemocap::bench {
 
 class CaptureScene {
 public:
-  CaptureScene(const std::string& bvh_path, int boxes) {
+  CaptureScene(const std::string& bvh_path, int boxes, bool soft = false) {
     dInitODE2(0);
     world = dWorldCreate();
     dWorldSetGravity(world, 0, 0, -9.81);
@@ -27,21 +27,25 @@ public:
     load.up_axis = Axis::Z;
     capture = load_capture(bvh_path, load);
     driver = std::make_unique<KinematicDriver>(world);
-    const Skeleton& skeleton = *capture.skeleton();
-    double floor_z = 1e9;
+    character = std::make_unique<Character>(world, space, capture);
     BindOptions options;
     options.at_end = TrackEnd::Loop;
-    for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
-      if (skeleton.joints[j].end_site) {
-        continue;
+    if (soft) {
+      PuppetSettings puppet;
+      puppet.timing = options;
+      character->drive_soft(*driver, puppet);
+    } else {
+      character->drive_kinematic(*driver, options);
+    }
+    double floor_z = 1e9;
+    for (std::size_t b = 0; b < character->bones().size(); ++b) {
+      if (const auto id = character->binding(b)) {
+        bindings.push_back(*id);
       }
-      const Track& track = capture.track(skeleton.joints[j].name);
+      const Track& track = capture.track(character->bones()[b].name);
       for (std::size_t f = 0; f < track.size(); ++f) {
         floor_z = std::fmin(floor_z, track.position(f).z);
       }
-      dBodyID body = dBodyCreate(world);
-      dGeomSetBody(dCreateCapsule(space, 0.04, 0.1), body);
-      bindings.push_back(driver->bind(body, track, options));
     }
     floor_z -= 0.04;
     dCreatePlane(space, 0, 0, 1, floor_z);
@@ -60,6 +64,7 @@ public:
     }
   }
   ~CaptureScene() {
+    character.reset();
     driver.reset();
     dJointGroupDestroy(contacts);
     dSpaceDestroy(space);
@@ -82,7 +87,8 @@ public:
   dJointGroupID contacts;
   Capture capture;
   std::unique_ptr<KinematicDriver> driver;
-  std::vector<KinematicDriver::BindingId> bindings;
+  std::unique_ptr<Character> character;
+  std::vector<KinematicDriver::BindingId> bindings; ///< every bone (kinematic) or the root
   std::vector<dBodyID> props;
 
 private:
