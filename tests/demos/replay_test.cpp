@@ -321,7 +321,8 @@ Picture read_png(const fs::path& path) {
   return p;
 }
 
-TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
+/// Renders `drive` in the window under Xvfb and checks the screenshot is a picture.
+void screenshot_is_not_blank(const char* drive) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "xvfb-run is not installed (Debian package xvfb): window mode not tested";
   }
@@ -330,7 +331,9 @@ TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
   // Under the sanitizer build, leak checking is off for this run only: Mesa's software driver
   // is unloaded with a few hundred bytes still allocated, which LeakSanitizer reports against
   // an unknown module. Memory errors are still caught; the headless tests check our leaks.
-  const Outcome r = run(dir, "--screenshot '" + shot.string() + "' --frames 30",
+  const Outcome r = run(dir,
+                        "--drive " + std::string(drive) + " --screenshot '" + shot.string() +
+                            "' --frames 30",
                         "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
                         "xvfb-run -a -s '-screen 0 800x600x24' ");
   if (r.status == 2 && r.err.find("window") != std::string::npos) {
@@ -339,13 +342,21 @@ TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
   }
   ASSERT_EQ(r.status, 0) << r.err;
   const Picture p = read_png(shot);
-  std::printf("[ metric ] screenshot %dx%d, %zu colours, %.1f%% not background\n", p.width,
-              p.height, p.colours, 100 * p.not_background);
+  std::printf("[ metric ] %s: screenshot %dx%d, %zu colours, %.1f%% not background\n", drive,
+              p.width, p.height, p.colours, 100 * p.not_background);
   EXPECT_EQ(p.width, 1280);
   EXPECT_EQ(p.height, 720);
   EXPECT_GT(p.colours, 50u);        // shading, not a flat fill
   EXPECT_GT(p.not_background, 0.3); // the floor and the bodies cover the picture
   fs::remove_all(dir);
+}
+
+TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
+  screenshot_is_not_blank("geodesic");
+}
+
+TEST(ReplayWindow, ThePuppetRendersInTheWindowToo) {
+  screenshot_is_not_blank("soft");
 }
 #endif
 
