@@ -2,6 +2,7 @@
 // frames with identity/tpose reference frames, then frames of type "normal" with orientation
 // w x y z and position per segment), written here from the MVN user manual's description.
 #include "support/error_message.hpp"
+#include "support/mvnx_leg.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -75,6 +76,48 @@ TEST(Mvnx, BrokenFilesNameTheByteAndWhat) {
               load_capture_from_memory("<?xml version=\"1.0\"?><svg/>", "x.mvnx");
             }).find("not an Xsens MVNX"),
             std::string::npos);
+}
+
+TEST(Mvnx, JointsGiveTheSegmentsTheirHierarchy) {
+  const Capture capture = parse_mvnx(test::mvnx_leg(), "leg.mvnx");
+  ASSERT_NE(capture.skeleton(), nullptr);
+  const auto& joints = capture.skeleton()->joints;
+  ASSERT_EQ(joints.size(), 3u);
+  EXPECT_EQ(joints[0].name, "Pelvis");
+  EXPECT_EQ(joints[0].parent, -1);
+  EXPECT_EQ(joints[1].name, "RightUpperLeg");
+  EXPECT_EQ(joints[1].parent, 0);
+  EXPECT_TRUE(test::near_vec(joints[1].offset, {0, -0.08, 0}, 0)); // Pelvis's jRightHip
+  EXPECT_EQ(joints[2].parent, 1);
+  EXPECT_TRUE(test::near_vec(joints[2].offset, {0, 0, -0.42}, 0)); // the thigh's jRightKnee
+  EXPECT_EQ(capture.skeleton()->frame_count, 2u);
+  // Without <joints> there is no hierarchy: segments are independent bodies.
+  const Capture flat = parse_mvnx(test::mvnx_leg("<joints/>\n"), "flat.mvnx");
+  EXPECT_EQ(flat.skeleton(), nullptr);
+}
+
+TEST(Mvnx, ABrokenHierarchyIsNamed) {
+  const auto error = [](const std::string& joints) {
+    return test::error_message<LoadError>(
+        [&] { parse_mvnx(test::mvnx_leg("<joints>" + joints + "</joints>\n"), "bad.mvnx"); });
+  };
+  const auto joint = [](const std::string& from, const std::string& to) {
+    return "<joint label=\"j\"><connector1>" + from + "</connector1><connector2>" + to +
+           "</connector2></joint>";
+  };
+  EXPECT_NE(error(joint("Pelvis/jRightHip", "Tail/j")).find("'Tail', which are not both"),
+            std::string::npos);
+  EXPECT_NE(error(joint("Pelvis", "RightUpperLeg/j")).find("must read segment/point"),
+            std::string::npos);
+  EXPECT_NE(error(joint("Pelvis/a", "RightUpperLeg/a") + joint("RightLowerLeg/b", "RightUpperLeg/b"))
+                .find("second parent"),
+            std::string::npos);
+  EXPECT_NE(error(joint("RightUpperLeg/a", "RightLowerLeg/a") +
+                  joint("RightLowerLeg/b", "RightUpperLeg/b"))
+                .find("cycle"),
+            std::string::npos);
+  EXPECT_NE(error(joint("Pelvis/a", "Tail/a")).find("bad.mvnx: byte "), std::string::npos);
+  EXPECT_EQ(error(joint("Pelvis/a", "RightUpperLeg/a")), "no error"); // a partial tree is fine
 }
 
 } // namespace

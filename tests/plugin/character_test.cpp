@@ -2,6 +2,7 @@
 // masses and self-collision filtered, and binds them all to the driver.
 #include "support/data_paths.hpp"
 #include "support/error_message.hpp"
+#include "support/mvnx_leg.hpp"
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
 
@@ -98,6 +99,28 @@ TEST(Character, EveryBoneEndsOnItsChildJointInAsfAmcToo) {
     checked += ends_here ? 1 : 0;
   }
   EXPECT_GT(checked, 20);
+}
+
+TEST(Character, AnXsensMvnxSkeletonGivesBonesEndingAtTheNextSegment) {
+  const Capture capture = parse_mvnx(test::mvnx_leg(), "leg.mvnx");
+  OdeScene scene;
+  const Character character(scene.world, scene.space, capture);
+  ASSERT_EQ(character.bones().size(), 3u);
+  const Bone& pelvis = *character.find("Pelvis");
+  const Bone& thigh = *character.find("RightUpperLeg");
+  const Bone& shank = *character.find("RightLowerLeg");
+  EXPECT_EQ(thigh.parent, 0);
+  EXPECT_EQ(shank.parent, 1);
+  // From the segment's origin (its hip) to the next segment's (the knee), by hand: 0.42 m down.
+  EXPECT_TRUE(test::near_vec(thigh.vector, {0, 0, -0.42}, 1e-12));
+  EXPECT_TRUE(test::near_vec(pelvis.vector, {0, -0.08, 0}, 1e-12));
+  EXPECT_EQ(norm(shank.vector), 0.0); // nothing below it in this file: a sphere
+  EXPECT_EQ(dGeomGetClass(shank.geom), dSphereClass);
+  // Only trunk, thigh and shank are present: their fractions share all 75 kg.
+  const double present = 0.4346 + 2 * 0.1416 + 2 * 0.0433;
+  EXPECT_NEAR(pelvis.mass, 75 * 0.4346 / present, 1e-9);
+  EXPECT_NEAR(thigh.mass, 75 * 2 * 0.1416 / present, 1e-9);
+  EXPECT_NEAR(shank.mass, 75 * 2 * 0.0433 / present, 1e-9);
 }
 
 TEST(Character, MassesFollowDeLevasSegmentFractions) {

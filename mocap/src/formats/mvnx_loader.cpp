@@ -2,7 +2,10 @@
 // label=... id=...>, then <frames> of which those with type="normal" carry per segment an
 // orientation (quaternion w x y z, the MVN convention) in <orientation> and a position (m)
 // in <position>, space-separated, segments in the order of <segments>. Frame times are the
-// "time" attribute (ms). Xsens's world is Z up.
+// "time" attribute (ms). Xsens's world is Z up. The hierarchy, when the file has one, is in
+// <joints><joint label=...><connector1>Parent/point</connector1><connector2>Child/point
+// </connector2>: the child hangs from the parent at the parent's point, whose position in the
+// parent segment's frame is that point's <pos_b> (m) among the segment's <points>.
 
 #include "checks.hpp"
 #include "load_common.hpp"
@@ -14,6 +17,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +51,111 @@ bool numbers(const char* text, std::vector<double>& out) {
     i = end;
   }
   return true;
+}
+
+using Fail = std::function<void(std::size_t, const std::string&)>;
+
+/// A connector's segment and point ("Pelvis/jL5S1").
+std::pair<std::string, std::string> connector(const pugi::xml_node& node, const Fail& fail,
+                                              std::size_t offset) {
+  const std::string text = node.child_value();
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0) {
+    fail(offset, "a joint's <" + std::string(node.name()) + "> must read segment/point, got '" +
+                     text + "'");
+  }
+  return {text.substr(0, slash), text.substr(slash + 1)};
+}
+
+/// The position (m, segment frame) of each segment's points, by segment and point label.
+std::map<std::string, std::map<std::string, Vec3>> points(const pugi::xml_node& segments,
+                                                          const Fail& fail,
+                                                          const std::function<std::size_t(
+                                                              const pugi::xml_node&)>& offset_of) {
+  std::map<std::string, std::map<std::string, Vec3>> out;
+  std::vector<double> v;
+  for (const pugi::xml_node& segment : segments.children("segment")) {
+    auto& of_segment = out[segment.attribute("label").as_string()];
+    for (const pugi::xml_node& point : segment.child("points").children("point")) {
+      const pugi::xml_node pos = point.child("pos_b");
+      if (!pos) {
+        continue;
+      }
+      if (!numbers(pos.child_value(), v) || v.size() != 3) {
+        fail(offset_of(pos), "a point's <pos_b> must hold 3 numbers (m)");
+      }
+      of_segment[point.attribute("label").as_string()] = {v[0], v[1], v[2]};
+    }
+  }
+  return out;
+}
+
+/// The segments as a skeleton, from <joints>: parents before children, each child's offset the
+/// parent's connecting point. Empty when the file has no <joints>.
+std::optional<Skeleton> hierarchy(const pugi::xml_node& subject,
+                                  const std::vector<std::string>& names, const Fail& fail,
+                                  const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
+  const pugi::xml_node joints = subject.child("joints");
+  if (!joints || !joints.child("joint")) {
+    return std::nullopt;
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    index[names[i]] = i;
+  }
+  const auto at = points(subject.child("segments"), fail, offset_of);
+  std::vector<int> parent(names.size(), -1);
+  std::vector<Vec3> offset(names.size());
+  for (const pugi::xml_node& joint : joints.children("joint")) {
+    const auto [from, point] = connector(joint.child("connector1"), fail, offset_of(joint));
+    const auto [to, unused] = connector(joint.child("connector2"), fail, offset_of(joint));
+    (void)unused;
+    if (index.count(from) == 0 || index.count(to) == 0) {
+      fail(offset_of(joint), "joint '" + std::string(joint.attribute("label").as_string()) +
+                                 "' connects '" + from + "' and '" + to +
+                                 "', which are not both segments");
+    }
+    const std::size_t child = index[to];
+    if (parent[child] >= 0 || from == to) {
+      fail(offset_of(joint), "segment '" + to + "' is connected to a second parent ('" + from +
+                                 "')");
+    }
+    parent[child] = static_cast<int>(index[from]);
+    const auto segment_points = at.find(from);
+    if (segment_points != at.end()) {
+      const auto p = segment_points->second.find(point);
+      offset[child] = p != segment_points->second.end() ? p->second : Vec3{};
+    }
+  }
+  // Parents before children: roots in file order, then breadth first. A segment never reached
+  // sits on a cycle.
+  Skeleton skeleton;
+  std::vector<int> joint_of(names.size(), -1);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (parent[i] < 0) {
+      order.push_back(i);
+    }
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (parent[i] == static_cast<int>(order[k])) {
+        order.push_back(i);
+      }
+    }
+  }
+  if (order.size() != names.size()) {
+    fail(offset_of(joints), "the joints connect segments in a cycle");
+  }
+  for (std::size_t i : order) {
+    Joint j;
+    j.name = names[i];
+    j.parent = parent[i] < 0 ? -1 : joint_of[static_cast<std::size_t>(parent[i])];
+    j.offset = offset[i];
+    joint_of[i] = static_cast<int>(skeleton.joints.size());
+    skeleton.joints.push_back(j);
+  }
+  return skeleton;
 }
 
 } // namespace
@@ -138,12 +249,18 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   if (frames == 0) {
     fail(offset_of(subject), "no <frame type=\"normal\"> (only reference poses)");
   }
+  std::optional<Skeleton> skeleton = hierarchy(subject, names, fail, offset_of);
   Capture capture(std::move(info));
   for (Track& track : tracks) {
     if (selection.keep(track.name())) {
       track.make_continuous();
       capture.add_track(std::move(track));
     }
+  }
+  if (skeleton) {
+    skeleton->frame_count = frames;
+    skeleton->frame_time = 1.0 / rate;
+    capture.set_skeleton(std::move(*skeleton));
   }
   return capture;
 }
