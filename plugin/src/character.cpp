@@ -1,6 +1,7 @@
 #include <odemocap/character.hpp>
 #include <odemocap/ode_math.hpp>
 
+#include "controller.hpp"
 #include "describe.hpp"
 #include "puppet.hpp"
 #include "segment_table.hpp"
@@ -12,6 +13,17 @@
 #include <string>
 
 namespace odemocap {
+namespace detail {
+
+/// Knows whether a kinematic character's driver still exists (a driver tells its controllers
+/// when it goes), so the character unbinds its bones only from a living one.
+class DriverWatch final : public Controller {
+public:
+  explicit DriverWatch(KinematicDriver& driver) : Controller(driver) {}
+  void update(double, double) override {}
+};
+
+} // namespace detail
 namespace {
 
 constexpr double k_pi = 3.14159265358979323846;
@@ -275,8 +287,16 @@ Character::Character(dWorldID world, dSpaceID space, const Capture& capture,
 }
 
 Character::~Character() {
+  // The driver must not drive bodies destroyed below.
+  KinematicDriver* driver = puppet_ ? puppet_->driver() : watch_ ? watch_->driver() : nullptr;
+  for (const auto& id : bindings_) {
+    if (driver != nullptr && id) {
+      driver->unbind(*id);
+    }
+  }
   root_followers_.clear();
   puppet_.reset();
+  watch_.reset();
   for (Bone& bone : bones_) {
     dGeomDestroy(bone.geom);
     dBodyDestroy(bone.body);
@@ -378,6 +398,7 @@ void Character::drive_kinematic(KinematicDriver& driver, const BindOptions& opti
     bone.offset = bones_[i].offset;
     bindings_[i] = driver.bind(bones_[i].body, tracks_[i], bone);
   }
+  watch_ = std::make_unique<detail::DriverWatch>(driver);
   driven_ = true;
 }
 

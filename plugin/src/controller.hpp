@@ -17,10 +17,12 @@ public:
   /// Sets the rows for a step of h seconds that starts at driver time `time`.
   virtual void update(double time, double h) = 0;
   void driver_gone() { driver_ = nullptr; }
+  /// The driver, or null once it is destroyed.
+  KinematicDriver* driver() const { return driver_; }
+  virtual ~Controller();
 
 protected:
   explicit Controller(KinematicDriver& driver);
-  virtual ~Controller();
 
   KinematicDriver* driver_;
 };

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace odemocap {
@@ -294,6 +295,43 @@ TEST(Character, OneCallDrivesEveryBoneOnItsTrack) {
   EXPECT_NE(test::error_message<PluginError>([&] { character.drive_kinematic(driver); })
                 .find("already driven"),
             std::string::npos);
+}
+
+// The character owns its bodies; the driver must not go on driving them once they are gone,
+// whichever of the two is destroyed first (ASan runs these in CI).
+TEST(Character, ItsBodiesLeaveTheDriverWithItAndADeadDriverIsNotTouched) {
+  const Capture capture = cmu_hop();
+  for (const bool soft : {false, true}) {
+    OdeScene scene;
+    KinematicDriver driver(scene.world);
+    dBodyID other = dBodyCreate(scene.world);
+    driver.bind(other, capture.track("Hips"));
+    auto character = std::make_unique<Character>(scene.world, scene.space, capture);
+    if (soft) {
+      character->drive_soft(driver);
+    } else {
+      character->drive_kinematic(driver);
+    }
+    EXPECT_EQ(driver.joint_count(), 1u);
+    for (int i = 0; i < 10; ++i) {
+      driver.prestep(1.0 / 120);
+      scene.step(1.0 / 120);
+    }
+    const std::size_t bound = driver.size();
+    character.reset();
+    EXPECT_EQ(driver.joint_count(), 0u);
+    for (int i = 0; i < 10; ++i) { // only `other` is driven now
+      driver.prestep(1.0 / 120);
+      scene.step(1.0 / 120);
+    }
+    EXPECT_EQ(driver.stats(0).steps, 20u);
+    EXPECT_EQ(driver.stats(bound - 1).steps, 10u) << soft; // the last bone's binding stopped
+  }
+  OdeScene scene;
+  auto driver = std::make_unique<KinematicDriver>(scene.world);
+  Character character(scene.world, scene.space, capture);
+  character.drive_kinematic(*driver);
+  driver.reset(); // then the character goes, at the end of the scope, without touching it
 }
 
 TEST(Character, ARigidBodyCaptureGivesFreeBodiesWithDensityMasses) {

@@ -93,13 +93,15 @@ struct PuppetSettings {
 
 namespace detail {
 class PuppetCore;
+class DriverWatch;
 } // namespace detail
 
 /// Bodies, geoms (and for a puppet, joints) for every bone of a capture: the tracks of a
 /// skeleton's joints (BVH, ASF/AMC, MVNX), or every track with a valid sample of a rigid-body
 /// capture (no parents). Bodies are created dynamic, with their masses, placed on the pose at
 /// build_time. Owns what it creates: destroy the Character before the world and space (it
-/// destroys its joints, geoms and bodies). Not copyable or movable (hold it by unique_ptr).
+/// destroys its joints, geoms and bodies, and unbinds its bones from a driver that still
+/// exists). Not copyable or movable (hold it by unique_ptr).
 class Character {
 public:
   /// Builds the bones in `world`, geoms in `space`. Throws PluginError for a null world or
@@ -158,6 +160,7 @@ private:
   BindOptions timing_;
   bool driven_ = false;
   std::unique_ptr<detail::PuppetCore> puppet_;
+  std::unique_ptr<detail::DriverWatch> watch_; ///< a kinematic character's driver, while it lives
   std::vector<SoftFollower> root_followers_;
 };
 

@@ -106,7 +106,8 @@ public:
   dBodyID body(BindingId id) const;
   /// Number of bindings ever made (unbound ones keep their id).
   std::size_t size() const { return bindings_.size(); }
-  /// Number of quaternion joints, followers and character servos the driver updates.
+  /// Number of objects the driver updates after its bindings: quaternion joints, followers,
+  /// characters.
   std::size_t joint_count() const { return controllers_.size(); }
   dWorldID world() const { return world_; }
 
