@@ -1,8 +1,9 @@
 #pragma once
 // The replay scene: a capture's bodies as an odemocap Character, kinematic (driven by a
 // KinematicDriver in one of its modes) or soft (a puppet whose bones follow the capture with
-// bounded torques, or soft followers for rigid bodies), with dynamic props around them (boxes and balls on the floor, a stack, a chain hanging from
-// a hand, a light box riding on a kinematic tray), and the figures the demo reports.
+// bounded torques, or soft followers for rigid bodies), with dynamic props around them (boxes and
+// balls on the floor, a stack, a chain hanging from a hand, a light box riding on a kinematic
+// tray), and the figures the demo reports.
 
 #include <odemocap/plugin.hpp>
 
@@ -47,7 +48,7 @@ struct Shape {
 /// omitted with the reason (`chain` false and `no_chain_reason`), never reported as a number
 /// that does not mean what its name says.
 struct Metrics {
-  std::string mode; ///< the drive's name
+  std::string mode;       ///< the drive's name
   std::string root_track; ///< the track the tray follows
   std::string hand_track; ///< the track the chain hangs from; empty when there is no chain
   bool chain = false;     ///< the hand lock and chain figures were measured
@@ -66,8 +67,8 @@ struct Metrics {
   double track_error_max_rad = 0.0;
   double track_error_rms_deg = 0.0;    ///< over bodies and steps
   double track_error_median_deg = 0.0; ///< over bodies and steps: what glitches do not sway
-  double hand_lock_gap_max_m = 0.0; ///< the quaternion lock between hand and first link:
-  double hand_lock_gap_rms_m = 0.0; ///< anchor gap and angle error
+  double hand_lock_gap_max_m = 0.0;    ///< the quaternion lock between hand and first link:
+  double hand_lock_gap_rms_m = 0.0;    ///< anchor gap and angle error
   double hand_lock_angle_max_deg = 0.0;
   double hand_lock_angle_rms_deg = 0.0;
   double chain_gap_max_m = 0.0; ///< ball-joint anchor gaps between the links below it
@@ -143,7 +144,7 @@ private:
   std::vector<dJointID> chain_balls_;
   const Track* root_ = nullptr;
   const Track* hand_ = nullptr;
-  Vec3 scene_low_;  ///< props beyond these bounds have left the scene (m, world)
+  Vec3 scene_low_; ///< props beyond these bounds have left the scene (m, world)
   Vec3 scene_high_;
   std::unique_ptr<QuatLockJoint> hand_lock_;
   dBodyID tray_ = nullptr;

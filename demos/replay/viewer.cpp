@@ -337,8 +337,8 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   while (glfwWindowShouldClose(window) == 0) {
     if (state.restart || state.next_mode) {
       if (state.next_mode && !view.compare) {
-        current.drive = current.drive == Drive::Geodesic ? Drive::Linear
-                        : current.drive == Drive::Linear ? Drive::Teleport
+        current.drive = current.drive == Drive::Geodesic   ? Drive::Linear
+                        : current.drive == Drive::Linear   ? Drive::Teleport
                         : current.drive == Drive::Teleport ? Drive::Soft
                                                            : Drive::Geodesic;
         for (auto& scene : scenes) {

@@ -25,7 +25,7 @@ void set_axis(dJointID motor, MotorKind kind, int row, const Vec3& a) {
 
 void complete_basis(const Vec3& a, Vec3& b, Vec3& c) {
   // The world axis least aligned with a gives a well-conditioned cross product.
-  const Vec3 helper = std::fabs(a.x) < 0.57 ? Vec3{1, 0, 0}
+  const Vec3 helper = std::fabs(a.x) < 0.57   ? Vec3{1, 0, 0}
                       : std::fabs(a.y) < 0.57 ? Vec3{0, 1, 0}
                                               : Vec3{0, 0, 1};
   b = normalized(cross(a, helper));

@@ -114,7 +114,8 @@ std::vector<BonePlan> plan_bones(const Capture& capture) {
 void measure_bone(BonePlan& bone, const Capture& capture, double t) {
   const int joint = bone.joint;
   const Skeleton& skeleton = *capture.skeleton();
-  const Pose at = capture.find_track(skeleton.joints[static_cast<std::size_t>(joint)].name)->sample(t);
+  const Pose at =
+      capture.find_track(skeleton.joints[static_cast<std::size_t>(joint)].name)->sample(t);
   for (const Joint& child : skeleton.joints) {
     if (child.parent != joint) {
       continue;
@@ -133,7 +134,8 @@ void measure_bone(BonePlan& bone, const Capture& capture, double t) {
 
 double volume(BoneShape shape, double r, double length) {
   switch (shape) {
-  case BoneShape::Capsule: return k_pi * r * r * (std::fmax(length, 2 * r) - 2 * r) + 4.0 / 3.0 * k_pi * r * r * r;
+  case BoneShape::Capsule:
+    return k_pi * r * r * (std::fmax(length, 2 * r) - 2 * r) + 4.0 / 3.0 * k_pi * r * r * r;
   case BoneShape::Box: return 4 * r * r * std::fmax(length, 2 * r);
   case BoneShape::Sphere: return 4.0 / 3.0 * k_pi * r * r * r;
   }
@@ -146,8 +148,7 @@ detail::Segment segment_of(const BonePlan& bone) {
 
 /// Shares total_mass out by segment fractions (de Leva 1996) and volume within a segment,
 /// after the bones whose mass is given.
-void share_masses(std::vector<BonePlan>& plan, const Capture& capture,
-                  const CharacterSettings& s) {
+void share_masses(std::vector<BonePlan>& plan, const Capture& capture, const CharacterSettings& s) {
   if (s.density || capture.skeleton() == nullptr) {
     const double density = s.density.value_or(k_rigid_body_density);
     for (BonePlan& bone : plan) {
@@ -304,8 +305,8 @@ Character::~Character() {
 }
 
 const Bone* Character::find(std::string_view name) const {
-  const auto it = std::find_if(bones_.begin(), bones_.end(),
-                               [&](const Bone& b) { return b.name == name; });
+  const auto it =
+      std::find_if(bones_.begin(), bones_.end(), [&](const Bone& b) { return b.name == name; });
   return it != bones_.end() ? &*it : nullptr;
 }
 
@@ -422,7 +423,8 @@ void Character::drive_soft(KinematicDriver& driver, const PuppetSettings& settin
   }
   if (!(settings.max_torque > 0.0)) {
     throw PluginError("Character::drive_soft: max_torque must be positive (infinity allowed), "
-                      "got " + detail::describe(settings.max_torque));
+                      "got " +
+                      detail::describe(settings.max_torque));
   }
   timing_ = timing;
   place_at_start();

@@ -2,8 +2,8 @@
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
 
-#include "describe.hpp"
 #include "controller.hpp"
+#include "describe.hpp"
 #include "timed_track.hpp"
 
 #include <algorithm>
@@ -17,7 +17,8 @@ void check_options(const BindOptions& o) {
   detail::check_timing(o.offset, o.time_offset, o.playback_rate, "KinematicDriver::bind");
   if (!(o.max_linear_speed > 0.0) || !(o.max_angular_speed > 0.0)) {
     throw PluginError("KinematicDriver::bind: max_linear_speed and max_angular_speed must be "
-                      "positive, got " + detail::describe(o.max_linear_speed) + " and " +
+                      "positive, got " +
+                      detail::describe(o.max_linear_speed) + " and " +
                       detail::describe(o.max_angular_speed));
   }
 }
@@ -42,8 +43,7 @@ KinematicDriver::~KinematicDriver() {
 }
 
 void KinematicDriver::remove_controller(detail::Controller* c) {
-  controllers_.erase(std::remove(controllers_.begin(), controllers_.end(), c),
-                     controllers_.end());
+  controllers_.erase(std::remove(controllers_.begin(), controllers_.end(), c), controllers_.end());
 }
 
 KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,

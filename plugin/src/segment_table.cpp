@@ -29,7 +29,7 @@ Segment segment_of(std::string_view bone_name, std::string_view child_name) {
   }
   if (contains_any(name, {"hip"}) && contains_any(child, {"knee"})) {
     return Segment::Thigh;
-  }  // Order matters: "forearm" before "arm", "upleg" before "leg", hands before arms.
+  } // Order matters: "forearm" before "arm", "upleg" before "leg", hands before arms.
   if (contains_any(name, {"forearm", "lowerarm", "radius", "elbow", "ulna"})) {
     return Segment::Forearm;
   }

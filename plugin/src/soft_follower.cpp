@@ -48,8 +48,8 @@ class FollowerCore final : public Controller {
 public:
   FollowerCore(KinematicDriver& driver, dBodyID body, std::optional<TimedTrack> track,
                dBodyID ghost, const FollowSettings& s)
-      : Controller(driver), body_(body), ghost_(ghost), track_(std::move(track)),
-        offset_(s.offset), max_force_(s.max_force), max_torque_(s.max_torque) {
+      : Controller(driver), body_(body), ghost_(ghost), track_(std::move(track)), offset_(s.offset),
+        max_force_(s.max_force), max_torque_(s.max_torque) {
     const dWorldID world = driver.world();
     check_body(body, world, "body");
     if (dBodyIsKinematic(body)) {
@@ -100,10 +100,10 @@ public:
       dWorldGetGravity(dBodyGetWorld(body_), g);
       gravity = vec3_from_ode(g);
     }
-    const Vec3 force = mass.mass * ((want_v - v) / h - gravity) -
-                       vec3_from_ode(dBodyGetForce(body_));
-    Vec3 torque = inertia_times(now.q, mass, (want_w - w) / h) -
-                  vec3_from_ode(dBodyGetTorque(body_));
+    const Vec3 force =
+        mass.mass * ((want_v - v) / h - gravity) - vec3_from_ode(dBodyGetForce(body_));
+    Vec3 torque =
+        inertia_times(now.q, mass, (want_w - w) / h) - vec3_from_ode(dBodyGetTorque(body_));
     if (dBodyGetGyroscopicMode(body_) != 0) {
       torque = torque + cross(w, inertia_times(now.q, mass, w));
     }

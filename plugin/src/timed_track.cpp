@@ -27,8 +27,7 @@ void check_timing(const Pose& offset, double time_offset, double playback_rate,
 }
 
 TimedTrack::TimedTrack(const Track& track, const Pose& offset, double time_offset,
-                       double playback_rate, TrackEnd at_end, Interp interp,
-                       const char* function)
+                       double playback_rate, TrackEnd at_end, Interp interp, const char* function)
     : track_(track), offset_(offset), time_offset_(time_offset), rate_(playback_rate),
       at_end_(at_end), interp_(interp) {
   check_timing(offset, time_offset, playback_rate, function);

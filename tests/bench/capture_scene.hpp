@@ -57,8 +57,8 @@ public:
       dMass m;
       dMassSetBoxTotal(&m, 0.3, 0.12, 0.12, 0.12);
       dBodySetMass(b, &m);
-      dBodySetPosition(b, centre.x + 0.25 * (i % side - side / 2), centre.y + 0.25 * (i / side - side / 2),
-                       floor_z + 0.0601);
+      dBodySetPosition(b, centre.x + 0.25 * (i % side - side / 2),
+                       centre.y + 0.25 * (i / side - side / 2), floor_z + 0.0601);
       dGeomSetBody(dCreateBox(space, 0.12, 0.12, 0.12), b);
       props.push_back(b);
     }

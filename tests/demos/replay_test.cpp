@@ -209,9 +209,9 @@ TEST(ReplayOutputs, UsageErrorsExitWithTwo) {
 /// The JSON metrics of a headless run on `capture` for `seconds`.
 nlohmann::json metrics_of(const std::string& capture, double seconds, std::string& summary) {
   const fs::path dir = scratch("real");
-  const Outcome r = run(dir, "--headless --capture '" + capture + "' --seconds " +
-                                 std::to_string(seconds) + " --metrics '" +
-                                 (dir / "m.json").string() + "'");
+  const Outcome r =
+      run(dir, "--headless --capture '" + capture + "' --seconds " + std::to_string(seconds) +
+                   " --metrics '" + (dir / "m.json").string() + "'");
   EXPECT_EQ(r.status, 0) << r.err;
   summary = r.out;
   nlohmann::json j = nlohmann::json::parse(slurp(dir / "m.json"));
@@ -222,8 +222,8 @@ nlohmann::json metrics_of(const std::string& capture, double seconds, std::strin
 TEST(ReplayOnOtherCaptures, ALowRigidBodyGetsNoChainAndTheFiguresSaySo) {
   // One rigid body moved about near the floor: no track a chain could hang free from. Before,
   // the chain hung from it and lay crumpled: "hand lock gap 33 mm RMS, 53 degrees".
-  const std::string path = std::string(ODEMOCAP_SHARED_DATA_DIR) +
-                           "/optitrack-hmv-s16/sample_optitrack_take.csv";
+  const std::string path =
+      std::string(ODEMOCAP_SHARED_DATA_DIR) + "/optitrack-hmv-s16/sample_optitrack_take.csv";
   if (!fs::exists(path)) {
     GTEST_SKIP() << "missing " << path;
   }
@@ -331,11 +331,10 @@ void screenshot_is_not_blank(const char* drive) {
   // Under the sanitizer build, leak checking is off for this run only: Mesa's software driver
   // is unloaded with a few hundred bytes still allocated, which LeakSanitizer reports against
   // an unknown module. Memory errors are still caught; the headless tests check our leaks.
-  const Outcome r = run(dir,
-                        "--drive " + std::string(drive) + " --screenshot '" + shot.string() +
-                            "' --frames 30",
-                        "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
-                        "xvfb-run -a -s '-screen 0 800x600x24' ");
+  const Outcome r = run(
+      dir, "--drive " + std::string(drive) + " --screenshot '" + shot.string() + "' --frames 30",
+      "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
+      "xvfb-run -a -s '-screen 0 800x600x24' ");
   if (r.status == 2 && r.err.find("window") != std::string::npos) {
     fs::remove_all(dir);
     GTEST_SKIP() << "no display server could be started: " << r.err;

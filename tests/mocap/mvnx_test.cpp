@@ -109,9 +109,10 @@ TEST(Mvnx, ABrokenHierarchyIsNamed) {
             std::string::npos);
   EXPECT_NE(error(joint("Pelvis", "RightUpperLeg/j")).find("must read segment/point"),
             std::string::npos);
-  EXPECT_NE(error(joint("Pelvis/a", "RightUpperLeg/a") + joint("RightLowerLeg/b", "RightUpperLeg/b"))
-                .find("second parent"),
-            std::string::npos);
+  EXPECT_NE(
+      error(joint("Pelvis/a", "RightUpperLeg/a") + joint("RightLowerLeg/b", "RightUpperLeg/b"))
+          .find("second parent"),
+      std::string::npos);
   EXPECT_NE(error(joint("RightUpperLeg/a", "RightLowerLeg/a") +
                   joint("RightLowerLeg/b", "RightUpperLeg/b"))
                 .find("cycle"),

@@ -95,7 +95,8 @@ TEST(Character, EveryBoneEndsOnItsChildJointInAsfAmcToo) {
     bool ends_here = true;
     for (std::size_t f = 0; f < parent_track.size(); ++f) {
       const Pose p = parent_track.pose(f);
-      ends_here = ends_here && norm(p.p + rotate(p.q, parent.vector) - child_track.position(f)) < 1e-6;
+      ends_here =
+          ends_here && norm(p.p + rotate(p.q, parent.vector) - child_track.position(f)) < 1e-6;
     }
     checked += ends_here ? 1 : 0;
   }
@@ -143,10 +144,9 @@ TEST(Character, MassesFollowDeLevasSegmentFractions) {
        {"LeftWrist", "lhand", "LFingers", "LThumb", "RightWrist", "rhand", "RFingers", "RThumb"}},
       {"head", {"lowerneck", "Neck", "Head"}},
   };
-  const std::map<std::string, double> percent = {{"thigh", 2 * 14.16}, {"shank", 2 * 4.33},
-                                                 {"foot", 2 * 1.37},   {"upper arm", 2 * 2.71},
-                                                 {"forearm", 2 * 1.62}, {"hand", 2 * 0.61},
-                                                 {"head", 6.94}};
+  const std::map<std::string, double> percent = {
+      {"thigh", 2 * 14.16},  {"shank", 2 * 4.33}, {"foot", 2 * 1.37}, {"upper arm", 2 * 2.71},
+      {"forearm", 2 * 1.62}, {"hand", 2 * 0.61},  {"head", 6.94}};
   double limbs_and_head = 0;
   for (const auto& [segment, names] : segments) {
     double sum = 0;
@@ -191,7 +191,8 @@ TEST(Character, BadSettingsAreRefusedNamingWhatIsWrong) {
   const Capture capture = cmu_hop();
   OdeScene scene;
   const auto message = [&](const CharacterSettings& s) {
-    return test::error_message<PluginError>([&] { Character(scene.world, scene.space, capture, s); });
+    return test::error_message<PluginError>(
+        [&] { Character(scene.world, scene.space, capture, s); });
   };
   CharacterSettings typo;
   typo.bones["LeftHnad"].mass = 1.0;
@@ -205,12 +206,13 @@ TEST(Character, BadSettingsAreRefusedNamingWhatIsWrong) {
   CharacterSettings nan_mass;
   nan_mass.total_mass = NAN;
   EXPECT_NE(message(nan_mass).find("total_mass"), std::string::npos);
-  EXPECT_NE(test::error_message<PluginError>([&] { Character(scene.world, nullptr, capture); })
-                .find("null"),
+  EXPECT_NE(test::error_message<PluginError>([&] {
+              Character(scene.world, nullptr, capture);
+            }).find("null"),
             std::string::npos);
-  EXPECT_NE(test::error_message<PluginError>(
-                [&] { Character(scene.world, scene.space, Capture(CaptureInfo{})); })
-                .find("no track"),
+  EXPECT_NE(test::error_message<PluginError>([&] {
+              Character(scene.world, scene.space, Capture(CaptureInfo{}));
+            }).find("no track"),
             std::string::npos);
   const Character character(scene.world, scene.space, capture);
   EXPECT_NE(test::error_message<PluginError>([&] { (void)character.body("Tail"); }).find("'Tail'"),
@@ -292,8 +294,9 @@ TEST(Character, OneCallDrivesEveryBoneOnItsTrack) {
               worst_rad);
   EXPECT_LT(worst_m, 1e-9);
   EXPECT_LT(worst_rad, 1e-9);
-  EXPECT_NE(test::error_message<PluginError>([&] { character.drive_kinematic(driver); })
-                .find("already driven"),
+  EXPECT_NE(test::error_message<PluginError>([&] {
+              character.drive_kinematic(driver);
+            }).find("already driven"),
             std::string::npos);
 }
 

@@ -125,8 +125,9 @@ KnockRun knock(Drive drive, const Knock& k = {}) {
     scene.step(k_h);
     double sum2 = 0;
     for (std::size_t b = 0; b < bones.size(); ++b) {
-      const double deg = angle_between(body_pose(bones[b].body).q,
-                                       character.target(b, driver.time()).q) * 180 / k_pi;
+      const double deg =
+          angle_between(body_pose(bones[b].body).q, character.target(b, driver.time()).q) * 180 /
+          k_pi;
       sum2 += deg * deg;
       if (b == chest && driver.time() >= k.hit_time) {
         r.chest_peak_deg = std::fmax(r.chest_peak_deg, deg);
@@ -140,7 +141,8 @@ KnockRun knock(Drive drive, const Knock& k = {}) {
           r.gap_max_m = gap;
           r.gap_bone = bones[b].name;
         }
-        r.torque_over_limit = std::fmax(r.torque_over_limit, character.servo_torque(b) / k.max_torque);
+        r.torque_over_limit =
+            std::fmax(r.torque_over_limit, character.servo_torque(b) / k.max_torque);
       }
     }
     const double rms = std::sqrt(sum2 / static_cast<double>(bones.size()));

@@ -93,8 +93,9 @@ TEST(SoftFollower, FollowingAGhostBodyLandsOnTheGhostsPoseTimesTheOffset) {
   follow.max_force = 1000; // from rest to the ghost's speed in one step: over the default
   follow.max_torque = 100;
   const Pose start = tumbling(0);
-  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5,
-                             {start.p + rotate(start.q, follow.offset.p), start.q * follow.offset.q});
+  dBodyID body =
+      dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5,
+                  {start.p + rotate(start.q, follow.offset.p), start.q * follow.offset.q});
   SoftFollower follower(driver, body, ghost, follow);
   double worst_m = 0, worst_rad = 0;
   for (int i = 0; i < 240; ++i) {
@@ -151,7 +152,6 @@ TEST(SoftFollower, ASoftWorldCfmDoesNotMakeItLag) {
   EXPECT_LT(r.max_m, 1e-6);
   EXPECT_LT(r.max_rad, 1e-6);
 }
-
 
 // The usual way to make a body follow a pose with bounded force is a spring-damper; with the
 // same mass and a stiff, critically damped tuning it lags the capture by millimetres.
@@ -274,8 +274,8 @@ TEST(SoftFollower, AFollowedHandStopsAtATableTopAndResumesTheCaptureAfter) {
     const TableRun r = sweep_through_table(HandKind::Follower, 40.0, quick);
     std::printf("  follower, %s: penetration %.2f mm, force up to %.2f N (limit 40), off by "
                 "%.1e m %.1e rad at the end\n",
-                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * r.penetration_max_m,
-                r.force_max_n, r.error_at_end_m, r.error_at_end_rad);
+                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * r.penetration_max_m, r.force_max_n,
+                r.error_at_end_m, r.error_at_end_rad);
     EXPECT_LE(r.penetration_max_m, 0.005);
     EXPECT_LT(r.error_at_end_m, 1e-6);
     EXPECT_LT(r.error_at_end_rad, 1e-6);
@@ -361,8 +361,8 @@ GraspRun grasp(bool kinematic, bool quick) {
   for (int i = 0; i < static_cast<int>(2.7 / k_h); ++i) {
     driver.prestep(k_h);
     scene.step(k_h);
-    const Vec3 mid = 0.5 * (vec3_from_ode(dBodyGetPosition(pads[0])) +
-                            vec3_from_ode(dBodyGetPosition(pads[1])));
+    const Vec3 mid =
+        0.5 * (vec3_from_ode(dBodyGetPosition(pads[0])) + vec3_from_ode(dBodyGetPosition(pads[1])));
     const Vec3 relative = vec3_from_ode(dBodyGetPosition(box)) - mid;
     if (driver.time() < 0.7) {
       hold = relative;

@@ -42,9 +42,10 @@ inline std::string mvnx_leg(const std::string& joints_xml = "") {
          "<frames segmentCount=\"3\">\n"
          "<frame time=\"0\" type=\"normal\"><orientation>1 0 0 0 1 0 0 0 1 0 0 0</orientation>"
          "<position>0 0 1 0 -0.08 1 0 -0.08 0.58</position></frame>\n"
-         "<frame time=\"17\" type=\"normal\"><orientation>1 0 0 0 " + q(true) + " " + q(true) +
-         "</orientation><position>0 0 1 0 -0.08 1 " + std::to_string(kx) + " -0.08 " +
-         std::to_string(kz) + "</position></frame>\n"
+         "<frame time=\"17\" type=\"normal\"><orientation>1 0 0 0 " +
+         q(true) + " " + q(true) + "</orientation><position>0 0 1 0 -0.08 1 " + std::to_string(kx) +
+         " -0.08 " + std::to_string(kz) +
+         "</position></frame>\n"
          "</frames>\n</subject>\n</mvnx>\n";
 }
 

@@ -68,10 +68,9 @@ std::pair<std::string, std::string> connector(const pugi::xml_node& node, const 
 }
 
 /// The position (m, segment frame) of each segment's points, by segment and point label.
-std::map<std::string, std::map<std::string, Vec3>> points(const pugi::xml_node& segments,
-                                                          const Fail& fail,
-                                                          const std::function<std::size_t(
-                                                              const pugi::xml_node&)>& offset_of) {
+std::map<std::string, std::map<std::string, Vec3>>
+points(const pugi::xml_node& segments, const Fail& fail,
+       const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
   std::map<std::string, std::map<std::string, Vec3>> out;
   std::vector<double> v;
   for (const pugi::xml_node& segment : segments.children("segment")) {
@@ -92,9 +91,9 @@ std::map<std::string, std::map<std::string, Vec3>> points(const pugi::xml_node& 
 
 /// The segments as a skeleton, from <joints>: parents before children, each child's offset the
 /// parent's connecting point. Empty when the file has no <joints>.
-std::optional<Skeleton> hierarchy(const pugi::xml_node& subject,
-                                  const std::vector<std::string>& names, const Fail& fail,
-                                  const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
+std::optional<Skeleton>
+hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names, const Fail& fail,
+          const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
   const pugi::xml_node joints = subject.child("joints");
   if (!joints || !joints.child("joint")) {
     return std::nullopt;
@@ -117,8 +116,8 @@ std::optional<Skeleton> hierarchy(const pugi::xml_node& subject,
     }
     const std::size_t child = index[to];
     if (parent[child] >= 0 || from == to) {
-      fail(offset_of(joint), "segment '" + to + "' is connected to a second parent ('" + from +
-                                 "')");
+      fail(offset_of(joint),
+           "segment '" + to + "' is connected to a second parent ('" + from + "')");
     }
     parent[child] = static_cast<int>(index[from]);
     const auto segment_points = at.find(from);

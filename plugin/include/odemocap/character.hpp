@@ -58,8 +58,8 @@ struct CharacterSettings {
 
 /// One bone of a character.
 struct Bone {
-  std::string name;  ///< the capture track it follows
-  int parent = -1;   ///< index in Character::bones() of the bone it hangs from; -1 for a root
+  std::string name; ///< the capture track it follows
+  int parent = -1;  ///< index in Character::bones() of the bone it hangs from; -1 for a root
   dBodyID body = nullptr;
   dGeomID geom = nullptr;
   double mass = 0.0; ///< kg
