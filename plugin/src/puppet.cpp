@@ -64,8 +64,8 @@ void PuppetCore::update(double time, double h) {
     const Quat want = conj(targets_[s.parent]) * targets_[s.bone];
     Vec3 want_w = rotate(qp, angular_velocity(now, want, h));
     // No faster than max_joint_speed: a capture whose bone flips (CMU's thumbs turn 175
-    // degrees in one frame and stay) would otherwise be followed at 750 rad/s and the whip open
-    // its joint by 7 cm. Such steps are counted.
+    // degrees in one frame and stay) would otherwise be followed at 750 rad/s, and the whip
+    // opened its joint by 29 mm. Such steps are counted.
     const double rate = norm(want_w);
     if (rate > max_joint_speed_) {
       want_w = want_w * (max_joint_speed_ / rate);

@@ -81,7 +81,7 @@ struct PuppetSettings {
   /// for more (a flip in the data, or a large deviation to recover) the bone turns at this rate
   /// and the step is counted (Character::rate_limited_steps). 40 rad/s is where `odemocap
   /// validate` calls a human joint's rotation a spike; CMU's thumbs flip 175 degrees in a
-  /// frame, which at 750 rad/s whipped the thumb off its joint by 7 cm.
+  /// frame, which at 750 rad/s whipped the thumb 29 mm off its joint.
   double max_joint_speed = 40.0;
   /// The roots (bones without a parent) are driven kinematically by default; with a value
   /// they are soft followers with these limits (its timing fields are ignored: `timing` rules).
