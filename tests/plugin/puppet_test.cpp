@@ -181,10 +181,11 @@ TEST(Puppet, UndisturbedItFollowsTheCaptureWithinAFractionOfADegree) {
   EXPECT_LE(r.torque_over_limit, 1.01);
 }
 
-TEST(Puppet, AKnockedPuppetDeviatesAndReturnsToTheCaptureWithinASecond) {
-  const KnockRun r = knock(Drive::Puppet);
-  print("puppet, 5 kg ball at 6 m/s", r);
-  EXPECT_GT(r.chest_peak_deg, 5.0); // it gave way where it was struck
+/// What a knocked puppet must do: give way (more than 2 degrees RMS, the struck chest more than
+/// 5), be back under 2 degrees RMS within a second, keep its joints closed to 5 mm and its
+/// servos within their limit.
+void expect_knocked_and_recovered(const KnockRun& r) {
+  EXPECT_GT(r.chest_peak_deg, 5.0);
   EXPECT_GT(r.peak_rms_deg, 2.0);
   EXPECT_GE(r.recovered_after_s, 0.0);
   EXPECT_LE(r.recovered_after_s, 1.0);
@@ -192,14 +193,16 @@ TEST(Puppet, AKnockedPuppetDeviatesAndReturnsToTheCaptureWithinASecond) {
   EXPECT_LE(r.torque_over_limit, 1.01);
 }
 
+TEST(Puppet, AKnockedPuppetDeviatesAndReturnsToTheCaptureWithinASecond) {
+  const KnockRun r = knock(Drive::Puppet);
+  print("puppet, 5 kg ball at 6 m/s", r);
+  expect_knocked_and_recovered(r);
+}
+
 TEST(Puppet, ASoftRootPuppetIsKnockedAndReturnsToo) {
   const KnockRun r = knock(Drive::PuppetSoftRoot);
   print("puppet with a soft root", r);
-  EXPECT_GT(r.peak_rms_deg, 2.0);
-  EXPECT_GE(r.recovered_after_s, 0.0);
-  EXPECT_LE(r.recovered_after_s, 1.0);
-  EXPECT_LE(r.gap_max_m, 0.005);
-  EXPECT_LE(r.torque_over_limit, 1.01);
+  expect_knocked_and_recovered(r);
 }
 
 TEST(Puppet, AKinematicCharacterDoesNotGiveWay) {
