@@ -1,0 +1,52 @@
+#pragma once
+// First contact of a moving sphere with a static shape: the sphere's centre moves from c to
+// c + d over the interval t in [0, 1] (a straight line, constant speed); the answer is the
+// first t at which the distance from the centre to the shape equals the sphere's radius.
+//
+// Each case is a ray against the shape grown by the radius (its Minkowski sum with the sphere):
+// - sphere (centre s, radius R): a sphere of radius r + R; |c + d t - s| = r + R, the smaller
+//   root of a quadratic;
+// - capsule (segment a-b, radius R): the cylinder of radius r + R about the segment's line,
+//   hit where the axial coordinate lies within the segment, and the two end spheres; the
+//   earliest of these is the first contact (at any other candidate the centre is within
+//   r + R of the segment, so contact began no later);
+// - convex polygon (triangle, box face): its plane pushed out by r along the normal facing the
+//   centre, hit inside the polygon, else the polygon's edges as capsules of radius r (their
+//   ends are the vertices); again the earliest candidate;
+// - box: its six faces as rectangles.
+// The distance from a point moving on a line to a convex shape is a convex function of t, which
+// is how the tests check these against an independent minimisation.
+//
+// Conventions: a sphere already within reach at t = 0 hits at t = 0; d = 0 never hits later.
+// The normal points from the shape toward the sphere's centre at the hit, unit; the point is
+// the contact on the shape's surface.
+
+#include <odemocap/pose.hpp>
+
+#include <optional>
+
+namespace odemocap::detail {
+
+struct SweepHit {
+  double t = 0.0; ///< fraction of the motion, in [0, 1]
+  Vec3 point;     ///< on the shape's surface (world)
+  Vec3 normal;    ///< unit, from the shape toward the sphere
+};
+
+std::optional<SweepHit> sweep_sphere_sphere(const Vec3& c, double r, const Vec3& d, const Vec3& s,
+                                            double radius);
+std::optional<SweepHit> sweep_sphere_capsule(const Vec3& c, double r, const Vec3& d, const Vec3& a,
+                                             const Vec3& b, double radius);
+/// A convex planar polygon of `n` >= 3 vertices (in order around it).
+std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3& d,
+                                             const Vec3* vertices, int n);
+std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec3& d,
+                                              const Vec3& p0, const Vec3& p1, const Vec3& p2);
+/// A box of half extents `half` (m) at `pose` (its centre and orientation).
+std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d, const Pose& pose,
+                                         const Vec3& half);
+
+/// Closest point of segment a-b to p.
+Vec3 closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b);
+
+} // namespace odemocap::detail
