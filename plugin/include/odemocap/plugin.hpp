@@ -10,3 +10,4 @@
 #include <odemocap/quat_joint.hpp>
 #include <odemocap/quat_lock_joint.hpp>
 #include <odemocap/soft_follower.hpp>
+#include <odemocap/sweep_guard.hpp>
