@@ -18,10 +18,11 @@ struct Ball {
   double radius = 0.0;
 };
 
-/// A guarded geom as the spheres that are swept for it.
+/// A guarded geom as the spheres that are swept for it: balls [first, first + count).
 struct Swept {
   dGeomID geom = nullptr;
-  std::vector<Ball> balls;
+  std::size_t first = 0;
+  std::size_t count = 0;
 };
 
 /// The geom's pose in its body's frame.
@@ -112,7 +113,7 @@ bool bits_allow(dGeomID a, dGeomID b) {
 struct Candidates {
   dBodyID body = nullptr;
   dGeomID probe = nullptr;
-  std::vector<dGeomID> geoms;
+  std::vector<dGeomID>* geoms = nullptr;
 };
 
 void gather(void* data, dGeomID a, dGeomID b) {
@@ -127,7 +128,7 @@ void gather(void* data, dGeomID a, dGeomID b) {
       dAreConnectedExcluding(body, c->body, dJointTypeContact)) {
     return; // static, its own, kinematic (no contact between two), or joined to it
   }
-  c->geoms.push_back(other);
+  c->geoms->push_back(other);
 }
 
 /// Where a swept sphere first touches a target over the step: fraction of the step, the hit,
@@ -141,9 +142,17 @@ struct FirstTouch {
 
 } // namespace
 
+struct SweepGuard::Scratch {
+  std::vector<Ball> balls;
+  std::vector<Swept> swept;
+  std::vector<Pose> poses;
+  std::vector<dGeomID> candidates;
+};
+
 SweepGuard::SweepGuard(dWorldID world, dSpaceID space, dJointGroupID contacts,
                        const SweepSettings& settings)
-    : world_(world), space_(space), contacts_(contacts), settings_(settings) {
+    : world_(world), space_(space), contacts_(contacts), settings_(settings),
+      scratch_(std::make_unique<Scratch>()) {
   if (world == nullptr || space == nullptr || contacts == nullptr) {
     throw PluginError("SweepGuard: world, space and contact group must not be null");
   }
@@ -189,25 +198,35 @@ int SweepGuard::collide(double h) {
 }
 
 void SweepGuard::sweep_body(dBodyID body, double h) {
-  std::vector<Swept> swept;
-  double reach = 0.0; // farthest swept point from the body's origin
+  Scratch& x = *scratch_;
+  x.balls.clear();
+  x.swept.clear();
+  double reach = 0.0;         // farthest swept point from the body's origin
+  double smallest = INFINITY; // smallest swept radius
   for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
-    Swept s{g, {}};
-    if (!swept_balls(g, settings_.tolerance, s.balls)) {
+    const std::size_t first = x.balls.size();
+    if (!swept_balls(g, settings_.tolerance, x.balls)) {
       ++stats_.unsupported;
       continue;
     }
-    for (const Ball& b : s.balls) {
-      reach = std::max(reach, norm(b.centre) + b.radius);
-    }
-    swept.push_back(std::move(s));
+    x.swept.push_back({g, first, x.balls.size() - first});
   }
-  if (swept.empty()) {
+  if (x.swept.empty()) {
     return;
+  }
+  for (const Ball& b : x.balls) {
+    reach = std::max(reach, norm(b.centre) + b.radius);
+    smallest = std::min(smallest, b.radius);
   }
   const Pose start = body_pose(body);
   const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
   const Vec3 w = vec3_from_ode(dBodyGetAngularVel(body));
+  // Too slow to pass anything: no point moves further than this bound in the step.
+  const double travel = (norm(v) + norm(w) * reach) * h;
+  if (travel <= 2.0 * std::sqrt(2.0 * smallest * settings_.tolerance)) {
+    ++stats_.slow;
+    return;
+  }
   // Sub-steps: a point at distance `reach` turning by phi strays from its chord by
   // reach (1 - cos(phi / 2)); keep that within the tolerance.
   const double turn = norm(w) * h;
@@ -222,22 +241,19 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
     k_steps = std::max(k_steps, 1);
   }
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
-  std::vector<Pose> poses(static_cast<std::size_t>(k_steps) + 1);
+  x.poses.resize(static_cast<std::size_t>(k_steps) + 1);
   Vec3 low{INFINITY, INFINITY, INFINITY};
   Vec3 high = -1.0 * low;
   for (int k = 0; k <= k_steps; ++k) {
     const double s = static_cast<double>(k) / k_steps;
-    poses[static_cast<std::size_t>(k)] = {start.p + (s * h) * v, integrate(start.q, w, s * h)};
-    for (const Swept& g : swept) {
-      for (const Ball& b : g.balls) {
-        const Vec3 c = poses[static_cast<std::size_t>(k)].p +
-                       rotate(poses[static_cast<std::size_t>(k)].q, b.centre);
-        const double grow = b.radius + settings_.tolerance;
-        low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow),
-               std::min(low.z, c.z - grow)};
-        high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
-                std::max(high.z, c.z + grow)};
-      }
+    Pose& pose = x.poses[static_cast<std::size_t>(k)];
+    pose = {start.p + (s * h) * v, integrate(start.q, w, s * h)};
+    for (const Ball& b : x.balls) {
+      const Vec3 c = pose.p + rotate(pose.q, b.centre);
+      const double grow = b.radius + settings_.tolerance;
+      low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow), std::min(low.z, c.z - grow)};
+      high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
+              std::max(high.z, c.z + grow)};
     }
   }
   // Broad phase: an axis-aligned box around the swept volume against the space.
@@ -247,18 +263,19 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
   dGeomSetPosition(probe_, mid.x, mid.y, mid.z);
   unsigned long category = 0;
   unsigned long collide = 0;
-  for (const Swept& g : swept) {
+  for (const Swept& g : x.swept) {
     category |= dGeomGetCategoryBits(g.geom);
     collide |= dGeomGetCollideBits(g.geom);
   }
   dGeomSetCategoryBits(probe_, category);
   dGeomSetCollideBits(probe_, collide);
-  Candidates found{body, probe_, {}};
+  x.candidates.clear();
+  Candidates found{body, probe_, &x.candidates};
   dSpaceCollide2(probe_, reinterpret_cast<dGeomID>(space_), &found, &gather);
-  std::sort(found.geoms.begin(), found.geoms.end());
-  found.geoms.erase(std::unique(found.geoms.begin(), found.geoms.end()), found.geoms.end());
+  std::sort(x.candidates.begin(), x.candidates.end());
+  x.candidates.erase(std::unique(x.candidates.begin(), x.candidates.end()), x.candidates.end());
 
-  for (dGeomID other : found.geoms) {
+  for (dGeomID other : x.candidates) {
     Target target;
     if (!describe_target(other, target)) {
       ++stats_.unsupported;
@@ -267,7 +284,7 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
     const dBodyID other_body = dGeomGetBody(other);
     // Sweep in the target's frame of motion: it moves on with its velocity meanwhile.
     const Vec3 drift = h * vec3_from_ode(dBodyGetLinearVel(other_body));
-    for (const Swept& g : swept) {
+    for (const Swept& g : x.swept) {
       if (!bits_allow(g.geom, other)) {
         continue;
       }
@@ -281,9 +298,10 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
       for (int k = 0; k < k_steps && first.s > 1.0; ++k) {
         const double s0 = static_cast<double>(k) / k_steps;
         const double s1 = static_cast<double>(k + 1) / k_steps;
-        const Pose& p0 = poses[static_cast<std::size_t>(k)];
-        const Pose& p1 = poses[static_cast<std::size_t>(k) + 1];
-        for (const Ball& b : g.balls) {
+        const Pose& p0 = x.poses[static_cast<std::size_t>(k)];
+        const Pose& p1 = x.poses[static_cast<std::size_t>(k) + 1];
+        for (std::size_t i = g.first; i < g.first + g.count; ++i) {
+          const Ball& b = x.balls[i];
           const Vec3 c0 = p0.p + rotate(p0.q, b.centre) - s0 * drift;
           const Vec3 c1 = p1.p + rotate(p1.q, b.centre) - s1 * drift;
           const auto hit = sweep(target, c0, b.radius, c1 - c0);

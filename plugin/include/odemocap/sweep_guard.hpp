@@ -10,6 +10,7 @@
 #include <ode/ode.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace odemocap {
@@ -43,8 +44,9 @@ struct SweepStats {
   std::size_t speculative_contacts = 0; ///< added: the sweep hits, discrete collision does not
   std::size_t touching = 0;             ///< pairs left to discrete collision (touching now)
   std::size_t unsupported = 0;          ///< geoms skipped: not a sphere, capsule or box
-  std::size_t sub_step_limit = 0;       ///< steps swept with max_sub_steps, needing more
-  int sub_steps_max = 0;                ///< most sub-steps one body's step took
+  std::size_t slow = 0; ///< body steps not swept: too slow to pass anything (see SweepGuard)
+  std::size_t sub_step_limit = 0; ///< steps swept with max_sub_steps, needing more
+  int sub_steps_max = 0;          ///< most sub-steps one body's step took
 };
 
 /// Sweeps guarded bodies (any bodies of the world; typically kinematic ones a KinematicDriver
@@ -54,6 +56,9 @@ struct SweepStats {
 /// and box geoms of dynamic bodies in the space whose collision bits allow the pair, that are not
 /// touching now and not joined to the guarded body by another joint. Call collide(h) after
 /// KinematicDriver::prestep(h) and before the world step. Never destroys what it did not create.
+/// A body whose swept spheres (radius r) each move less than 2 sqrt(2 r tolerance) in a step is
+/// not swept: discrete collision at either end of the step misses nothing deeper than the
+/// tolerance. A fast dynamic body hitting a guarded one is discrete collision's business.
 class SweepGuard {
 public:
   /// Throws PluginError for a null world, space or contact group, or invalid settings.
@@ -76,6 +81,7 @@ public:
   const SweepStats& stats() const { return stats_; }
 
 private:
+  struct Scratch;
   void sweep_body(dBodyID body, double h);
 
   dWorldID world_;
@@ -83,7 +89,8 @@ private:
   dJointGroupID contacts_;
   SweepSettings settings_;
   std::vector<dBodyID> bodies_;
-  dGeomID probe_ = nullptr; ///< an AABB box for the broad phase, in no space
+  dGeomID probe_ = nullptr;          ///< an AABB box for the broad phase, in no space
+  std::unique_ptr<Scratch> scratch_; ///< reused each step: no allocation once warm
   SweepStats stats_;
   int added_ = 0;
 };
