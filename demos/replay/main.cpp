@@ -2,6 +2,7 @@
 // (a summary, JSON metrics, a CSV trace) or in a window.
 #include "replay_scene.hpp"
 #include "report.hpp"
+#include "strike_scene.hpp"
 #ifdef ODEMOCAP_REPLAY_WINDOW
 #include "viewer.hpp"
 #endif
@@ -39,6 +40,7 @@ std::string default_capture() {
 }
 
 struct Arguments {
+  std::string scene = "capture";
   std::string capture = default_capture();
   std::string unit; // empty: the file's, else inferred
   std::string drive = "geodesic";
@@ -140,6 +142,36 @@ int run_headless(const Capture& capture, const Arguments& args, const std::vecto
   return 0;
 }
 
+/// The strike scene with the guard off and on, side by side.
+int run_strike_headless(const Arguments& args) {
+  std::vector<StrikeMetrics> runs;
+  const double seconds = args.seconds > 0 ? args.seconds : 1.0;
+  for (const bool guard : {false, true}) {
+    StrikeScene scene({guard, args.rate});
+    const auto steps = static_cast<long>(std::lround(seconds * args.rate));
+    for (long i = 0; i < steps; ++i) {
+      scene.step();
+    }
+    runs.push_back(scene.metrics());
+  }
+  print_strike_summary(std::cout, runs, args.rate);
+  if (!args.metrics.empty()) {
+    std::ofstream out(args.metrics);
+    out << strike_json(runs, args.rate);
+    if (!out) {
+      std::cerr << "odemocap-replay: cannot write " << args.metrics << "\n";
+      return 2;
+    }
+  }
+  for (const StrikeMetrics& m : runs) {
+    if (m.nan_values > 0) {
+      std::cerr << "odemocap-replay: NaN in the simulation (" << m.label << ")\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -147,6 +179,12 @@ int main(int argc, char** argv) {
                "dynamic props (boxes, balls, a stack, a chain hanging from a hand, a box "
                "riding on a tray)"};
   Arguments args;
+  app.add_option("--scene", args.scene,
+                 "capture: the capture against props (default); strike: a captured bat swung "
+                 "at 30 rad/s through balls, with the sweep guard and without, side by side "
+                 "(120 Hz unless --rate is given, 1 s headless unless --seconds is)")
+      ->check(CLI::IsMember({"capture", "strike"}))
+      ->capture_default_str();
   app.add_option("--capture", args.capture,
                  "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, "
                  "Vicon Nexus CSV, OpenSim TRC)")
@@ -188,12 +226,24 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2; // usage errors are status 2, as the help says
   }
 
+  const bool strike = args.scene == "strike";
+  if (strike && app.count("--rate") == 0) {
+    args.rate = 120.0;
+  }
+  if (strike && args.headless) {
+    try {
+      return run_strike_headless(args);
+    } catch (const std::exception& e) {
+      std::cerr << "odemocap-replay: " << e.what() << "\n";
+      return 1;
+    }
+  }
   std::vector<Drive> drives{*parse_drive(args.drive)};
   if (args.compare) {
     drives = {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft};
   }
   try {
-    const Capture capture = load(args);
+    const Capture capture = strike ? Capture(CaptureInfo{}) : load(args);
     if (args.headless) {
       return run_headless(capture, args, drives);
     }
@@ -206,6 +256,7 @@ int main(int argc, char** argv) {
     view.screenshot = args.screenshot;
     view.frames = args.frames;
     view.compare = args.compare;
+    view.strike = strike;
     return run_viewer(capture, scene, view);
 #else
     std::cerr << "odemocap-replay: built without a window (GLFW and OpenGL were not found); "

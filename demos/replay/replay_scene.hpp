@@ -5,6 +5,8 @@
 // balls on the floor, a stack, a chain hanging from a hand, a light box riding on a kinematic
 // tray), and the figures the demo reports.
 
+#include "scene.hpp"
+
 #include <odemocap/plugin.hpp>
 
 #include <ode/ode.h>
@@ -20,28 +22,11 @@ namespace odemocap::replay {
 double capture_start(const Capture& capture);
 double capture_end(const Capture& capture);
 
-/// How the captured bodies move: kinematic in one of the driver's modes, or soft.
-enum class Drive { Geodesic, Linear, Teleport, Soft };
-
-/// The drive's name on the command line and in reports: geodesic, linear, teleport, soft.
-const char* drive_name(Drive drive);
-/// The drive of that name, or empty.
-std::optional<Drive> parse_drive(const std::string& name);
-
 /// What the demo was asked to run.
 struct SceneOptions {
   Drive drive = Drive::Geodesic;
   double rate = 240.0; ///< simulation steps per second (independent of the capture rate)
   bool loop = false;   ///< loop the capture instead of holding its last pose
-};
-
-/// What a drawn geom is, for colours.
-enum class Role { Captured, Prop, Stack, Chain, Tray, Rider, Pedestal };
-
-/// One geom to draw (the viewer reads poses from ODE).
-struct Shape {
-  dGeomID geom;
-  Role role;
 };
 
 /// Figures of one run; units in the names. A figure the scene cannot measure on a capture is
@@ -84,31 +69,32 @@ struct Metrics {
   double step_time_max_us = 0.0;
 };
 
-class ReplayScene {
+class ReplayScene final : public Scene {
 public:
   /// Builds the scene; throws PluginError or MocapError when the capture cannot be used.
   ReplayScene(const Capture& capture, const SceneOptions& options);
-  ~ReplayScene();
+  ~ReplayScene() override;
   ReplayScene(const ReplayScene&) = delete;
   ReplayScene& operator=(const ReplayScene&) = delete;
 
   /// One simulation step of 1/rate seconds, measuring as it goes.
-  void step();
+  void step() override;
   /// Switches between the kinematic drives mid-run; false for Soft (or from it), which needs
   /// a new scene.
-  bool switch_drive(Drive drive);
+  bool switch_drive(Drive drive) override;
   Drive drive() const { return options_.drive; }
-  double time() const { return driver_->time(); }
-  double step_size() const { return h_; }
+  double time() const override { return driver_->time(); }
+  double step_size() const override { return h_; }
+  std::string label() const override { return drive_name(options_.drive); }
   /// The figures so far (averages and end-of-run values computed on the call).
   Metrics metrics() const;
 
-  const std::vector<Shape>& shapes() const { return shapes_; }
+  const std::vector<Shape>& shapes() const override { return shapes_; }
   /// Named bodies for the trace: every body of the scene.
   const std::vector<std::pair<std::string, dBodyID>>& bodies() const { return named_; }
   /// A point the camera can follow (m, world): the first captured body.
-  Vec3 focus() const;
-  double floor_height() const { return floor_; }
+  Vec3 focus() const override;
+  double floor_height() const override { return floor_; }
 
 private:
   struct Prop {

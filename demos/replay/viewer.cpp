@@ -242,9 +242,15 @@ void on_scroll(GLFWwindow* window, double, double dy) {
   c.distance = std::clamp(c.distance * std::pow(0.9, dy), 1.0, 40.0);
 }
 
-std::vector<std::unique_ptr<ReplayScene>> make_scenes(const Capture& capture,
-                                                      const SceneOptions& options, bool compare) {
-  std::vector<std::unique_ptr<ReplayScene>> scenes;
+std::vector<std::unique_ptr<Scene>> make_scenes(const Capture& capture, const SceneOptions& options,
+                                                bool compare, bool strike) {
+  std::vector<std::unique_ptr<Scene>> scenes;
+  if (strike) {
+    for (const bool guard : {false, true}) {
+      scenes.push_back(std::make_unique<StrikeScene>(StrikeOptions{guard, options.rate}));
+    }
+    return scenes;
+  }
   const std::vector<Drive> drives =
       compare ? std::vector<Drive>{Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft}
               : std::vector<Drive>{options.drive};
@@ -256,7 +262,7 @@ std::vector<std::unique_ptr<ReplayScene>> make_scenes(const Capture& capture,
   return scenes;
 }
 
-void render(const std::vector<std::unique_ptr<ReplayScene>>& scenes, GLUquadric* quadric,
+void render(const std::vector<std::unique_ptr<Scene>>& scenes, GLUquadric* quadric,
             const Camera& camera, int width, int height, const std::vector<std::string>& status) {
   glViewport(0, 0, width, height);
   glClearColor(0.93f, 0.95f, 0.98f, 1.0f);
@@ -313,7 +319,7 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
   ViewState state;
-  if (view.compare) { // the scenes stand side by side along x: look at them from the front
+  if (view.compare || view.strike) { // side by side along x: look at them from the front
     state.camera.yaw = -0.5 * k_pi - 0.25;
     state.camera.pitch = 0.45;
   }
@@ -331,12 +337,12 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   GLUquadric* quadric = gluNewQuadric();
 
   SceneOptions current = options;
-  auto scenes = make_scenes(capture, current, view.compare);
+  auto scenes = make_scenes(capture, current, view.compare, view.strike);
   int frame = 0;
   int status = 0;
   while (glfwWindowShouldClose(window) == 0) {
     if (state.restart || state.next_mode) {
-      if (state.next_mode && !view.compare) {
+      if (state.next_mode && !view.compare && !view.strike) {
         current.drive = current.drive == Drive::Geodesic   ? Drive::Linear
                         : current.drive == Drive::Linear   ? Drive::Teleport
                         : current.drive == Drive::Teleport ? Drive::Soft
@@ -347,7 +353,7 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
         }
       }
       if (state.restart) {
-        scenes = make_scenes(capture, current, view.compare);
+        scenes = make_scenes(capture, current, view.compare, view.strike);
       }
       state.restart = state.next_mode = false;
     }
@@ -367,8 +373,9 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
     glfwGetFramebufferSize(window, &width, &height);
     char line[200];
     std::snprintf(line, sizeof line, "T %.2f S   MODE %s   SPEED %gX%s", scenes.front()->time(),
-                  view.compare ? "GEODESIC | LINEAR | TELEPORT | SOFT, LEFT TO RIGHT"
-                               : drive_name(current.drive),
+                  view.strike    ? "GUARD OFF | GUARD ON, LEFT TO RIGHT"
+                  : view.compare ? "GEODESIC | LINEAR | TELEPORT | SOFT, LEFT TO RIGHT"
+                                 : drive_name(current.drive),
                   state.speed, state.paused ? "   PAUSED" : "");
     render(scenes, quadric, state.camera, width, height,
            {line, "SPACE PAUSE   N STEP   M MODE   R RESTART   +/- SPEED   DRAG ORBIT   "

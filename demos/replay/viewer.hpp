@@ -2,6 +2,7 @@
 // The window mode of odemocap-replay (built when GLFW and OpenGL are found).
 
 #include "replay_scene.hpp"
+#include "strike_scene.hpp"
 
 #include <string>
 
@@ -14,6 +15,7 @@ struct ViewerOptions {
   std::string screenshot;
   int frames = 60;
   bool compare = false; ///< the four drives side by side
+  bool strike = false;  ///< the strike scene, guard off and on side by side (no capture)
 };
 
 /// Opens a window and replays until it is closed; returns a process exit status. Prints why

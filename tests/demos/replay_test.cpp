@@ -185,6 +185,26 @@ TEST(ReplayOutputs, TraceHasEveryBodyAtEveryStep) {
   fs::remove_all(dir);
 }
 
+// The strike scene: the bat's one turn through 24 balls on tees, guard off and on.
+TEST(ReplayStrike, WithTheGuardEveryBallIsStruckWithoutItManyAreNot) {
+  const fs::path dir = scratch("strike");
+  const Outcome r =
+      run(dir, "--scene strike --headless --metrics '" + (dir / "m.json").string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "m.json"));
+  EXPECT_EQ(j.at("sim_rate_hz"), 120.0); // the scene's own default rate
+  const auto& off = j.at("runs").at(0);
+  const auto& on = j.at("runs").at(1);
+  EXPECT_EQ(off.at("mode"), "guard off");
+  EXPECT_EQ(on.at("mode"), "guard on");
+  EXPECT_EQ(on.at("balls_struck"), on.at("balls"));
+  EXPECT_GT(on.at("launch_ratio_min").get<double>(), 0.9);
+  EXPECT_LT(off.at("balls_struck").get<int>(), off.at("balls").get<int>() / 2);
+  EXPECT_EQ(off.at("speculative_contacts"), 0);
+  EXPECT_NE(r.out.find("guard on"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(ReplayOutputs, ScratchDirectoriesOfOneNameNeverCollide) {
   // Named after GoogleTest's seed (the time in ms), two test processes started together under
   // ctest -j shared one directory and deleted each other's files.
@@ -199,7 +219,7 @@ TEST(ReplayOutputs, ScratchDirectoriesOfOneNameNeverCollide) {
 TEST(ReplayOutputs, UsageErrorsExitWithTwo) {
   const fs::path dir = scratch("usage");
   for (const char* bad : {"--rate 0", "--rate -5", "--seconds 0", "--unit parsec", "--frames 0",
-                          "--drive sideways", "--drive Soft"}) {
+                          "--drive sideways", "--drive Soft", "--scene bowling"}) {
     const Outcome r = run(dir, std::string("--headless ") + bad);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
   }
@@ -321,8 +341,8 @@ Picture read_png(const fs::path& path) {
   return p;
 }
 
-/// Renders `drive` in the window under Xvfb and checks the screenshot is a picture.
-void screenshot_is_not_blank(const char* drive) {
+/// Renders the window with `options` under Xvfb and checks the screenshot is a picture.
+void screenshot_is_not_blank(const char* options) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "xvfb-run is not installed (Debian package xvfb): window mode not tested";
   }
@@ -331,17 +351,17 @@ void screenshot_is_not_blank(const char* drive) {
   // Under the sanitizer build, leak checking is off for this run only: Mesa's software driver
   // is unloaded with a few hundred bytes still allocated, which LeakSanitizer reports against
   // an unknown module. Memory errors are still caught; the headless tests check our leaks.
-  const Outcome r = run(
-      dir, "--drive " + std::string(drive) + " --screenshot '" + shot.string() + "' --frames 30",
-      "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
-      "xvfb-run -a -s '-screen 0 800x600x24' ");
+  const Outcome r =
+      run(dir, std::string(options) + " --screenshot '" + shot.string() + "' --frames 30",
+          "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
+          "xvfb-run -a -s '-screen 0 800x600x24' ");
   if (r.status == 2 && r.err.find("window") != std::string::npos) {
     fs::remove_all(dir);
     GTEST_SKIP() << "no display server could be started: " << r.err;
   }
   ASSERT_EQ(r.status, 0) << r.err;
   const Picture p = read_png(shot);
-  std::printf("[ metric ] %s: screenshot %dx%d, %zu colours, %.1f%% not background\n", drive,
+  std::printf("[ metric ] %s: screenshot %dx%d, %zu colours, %.1f%% not background\n", options,
               p.width, p.height, p.colours, 100 * p.not_background);
   EXPECT_EQ(p.width, 1280);
   EXPECT_EQ(p.height, 720);
@@ -351,11 +371,15 @@ void screenshot_is_not_blank(const char* drive) {
 }
 
 TEST(ReplayWindow, ScreenshotUnderXvfbIsNotBlank) {
-  screenshot_is_not_blank("geodesic");
+  screenshot_is_not_blank("--drive geodesic");
 }
 
 TEST(ReplayWindow, ThePuppetRendersInTheWindowToo) {
-  screenshot_is_not_blank("soft");
+  screenshot_is_not_blank("--drive soft");
+}
+
+TEST(ReplayWindow, TheStrikeSceneRendersToo) {
+  screenshot_is_not_blank("--scene strike");
 }
 #endif
 
