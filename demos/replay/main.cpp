@@ -89,6 +89,29 @@ void write_trace(std::ostream& out, const ReplayScene& scene, const std::string&
   }
 }
 
+/// Writes the JSON metrics (when asked) and turns NaN into exit status 1: the end of every
+/// headless run. `nan_and_label` gives a run's NaN count and its name.
+template <class Run, class NanAndLabel>
+int finish(const Arguments& args, const std::string& json, const std::vector<Run>& runs,
+           NanAndLabel nan_and_label) {
+  if (!args.metrics.empty()) {
+    std::ofstream out(args.metrics);
+    out << json;
+    if (!out) {
+      std::cerr << "odemocap-replay: cannot write " << args.metrics << "\n";
+      return 2;
+    }
+  }
+  for (const Run& run : runs) {
+    const auto [nan, label] = nan_and_label(run);
+    if (nan > 0) {
+      std::cerr << "odemocap-replay: NaN in the simulation (" << label << ")\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives) {
   RunInfo info;
   info.capture = args.capture;
@@ -125,21 +148,8 @@ int run_headless(const Capture& capture, const Arguments& args, const std::vecto
     runs.push_back(scene.metrics());
   }
   print_summary(std::cout, info, runs);
-  if (!args.metrics.empty()) {
-    std::ofstream out(args.metrics);
-    out << to_json(info, runs);
-    if (!out) {
-      std::cerr << "odemocap-replay: cannot write " << args.metrics << "\n";
-      return 2;
-    }
-  }
-  for (const Metrics& m : runs) {
-    if (m.nan_values > 0) {
-      std::cerr << "odemocap-replay: NaN in the simulation (" << m.mode << ")\n";
-      return 1;
-    }
-  }
-  return 0;
+  return finish(args, to_json(info, runs), runs,
+                [](const Metrics& m) { return std::make_pair(m.nan_values, m.mode); });
 }
 
 /// The strike scene with the guard off and on, side by side.
@@ -155,21 +165,8 @@ int run_strike_headless(const Arguments& args) {
     runs.push_back(scene.metrics());
   }
   print_strike_summary(std::cout, runs, args.rate);
-  if (!args.metrics.empty()) {
-    std::ofstream out(args.metrics);
-    out << strike_json(runs, args.rate);
-    if (!out) {
-      std::cerr << "odemocap-replay: cannot write " << args.metrics << "\n";
-      return 2;
-    }
-  }
-  for (const StrikeMetrics& m : runs) {
-    if (m.nan_values > 0) {
-      std::cerr << "odemocap-replay: NaN in the simulation (" << m.label << ")\n";
-      return 1;
-    }
-  }
-  return 0;
+  return finish(args, strike_json(runs, args.rate), runs,
+                [](const StrikeMetrics& m) { return std::make_pair(m.nan_values, m.label); });
 }
 
 } // namespace

@@ -14,12 +14,6 @@ struct Row {
   std::function<std::string(const Metrics&)> value;
 };
 
-std::string format(const char* pattern, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, v);
-  return buffer;
-}
-
 std::string yes_no(bool v) {
   return v ? "yes" : "no";
 }
@@ -77,11 +71,17 @@ const std::vector<Row>& rows() {
   return table;
 }
 
+} // namespace
+
+std::string format(const char* pattern, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, v);
+  return buffer;
+}
+
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
-
-} // namespace
 
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Metrics>& runs) {
   out << "capture: " << info.capture << " (" << info.format << ", " << info.tracks << " tracks, "

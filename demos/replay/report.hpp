@@ -20,6 +20,11 @@ struct RunInfo {
   std::string units; ///< e.g. "m (file unit CMU unit (1/0.45 in), inferred)"
 };
 
+/// `v` formatted with a printf pattern of one double, e.g. "%.2f".
+std::string format(const char* pattern, double v);
+/// `s` padded with spaces to `width` characters.
+std::string pad(const std::string& s, std::size_t width);
+
 /// One column per run (drive mode), one row per figure.
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Metrics>& runs);
 

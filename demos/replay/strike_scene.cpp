@@ -1,4 +1,5 @@
 #include "strike_scene.hpp"
+#include "report.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -176,24 +177,10 @@ StrikeMetrics StrikeScene::metrics() const {
   return m;
 }
 
-namespace {
-
-std::string fixed(const char* pattern, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, v);
-  return buffer;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
-} // namespace
-
 void print_strike_summary(std::ostream& out, const std::vector<StrikeMetrics>& runs, double rate) {
   out << "strike: a 0.8 m bat swung at 30 rad/s, captured at 120 Hz, through " << k_balls
-      << " balls of 4 cm on tees, one turn; simulation at " << fixed("%g", rate)
-      << " Hz, dWorldQuickStep; restitution " << fixed("%g", k_restitution) << "\n";
+      << " balls of 4 cm on tees, one turn; simulation at " << format("%g", rate)
+      << " Hz, dWorldQuickStep; restitution " << format("%g", k_restitution) << "\n";
   const std::size_t label = 48;
   const std::size_t column = 20;
   out << pad("", label);
@@ -220,12 +207,12 @@ void print_strike_summary(std::ostream& out, const std::vector<StrikeMetrics>& r
   row("launch speed / estimate, mean (min-max)", [](const StrikeMetrics& m) {
     return m.balls_hit == 0
                ? std::string("-")
-               : fixed("%.2f", m.launch_ratio_mean) + " (" + fixed("%.2f", m.launch_ratio_min) +
-                     "-" + fixed("%.2f", m.launch_ratio_max) + ")";
+               : format("%.2f", m.launch_ratio_mean) + " (" + format("%.2f", m.launch_ratio_min) +
+                     "-" + format("%.2f", m.launch_ratio_max) + ")";
   });
   row("NaN values", [](const StrikeMetrics& m) { return std::to_string(m.nan_values); });
   row("step time mean (us)",
-      [](const StrikeMetrics& m) { return fixed("%.1f", m.step_time_mean_us); });
+      [](const StrikeMetrics& m) { return format("%.1f", m.step_time_mean_us); });
 }
 
 std::string strike_json(const std::vector<StrikeMetrics>& runs, double rate) {

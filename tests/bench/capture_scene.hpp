@@ -7,12 +7,24 @@
 
 #include <ode/ode.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace odemocap::bench {
+
+/// The bundled CMU hop.
+inline std::string capture_path() {
+  return std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
+}
+
+/// Seconds between two steady-clock times.
+inline double seconds(std::chrono::steady_clock::time_point a,
+                      std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 class CaptureScene {
 public:

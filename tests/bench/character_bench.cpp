@@ -10,13 +10,11 @@
 
 namespace {
 
+using odemocap::bench::capture_path;
 using odemocap::bench::CaptureScene;
+using odemocap::bench::seconds;
 using Clock = std::chrono::steady_clock;
 constexpr double k_h = 1.0 / 120;
-
-std::string capture_path() {
-  return std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
-}
 
 double step(CaptureScene& scene) {
   const Clock::time_point t0 = Clock::now();

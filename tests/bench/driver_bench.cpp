@@ -8,15 +8,11 @@
 
 namespace {
 
+using odemocap::bench::capture_path;
 using odemocap::bench::CaptureScene;
+using odemocap::bench::seconds;
 using Clock = std::chrono::steady_clock;
 constexpr double k_h = 1.0 / 120;
-
-std::string capture_path() { return std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh"; }
-
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 /// The simulation loop with each phase timed on its own. The benchmark's time is the whole
 /// step; the counters give prestep (in the caches ODE's step leaves behind) per step, per body

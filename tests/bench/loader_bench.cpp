@@ -8,9 +8,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -237,8 +237,11 @@ const std::string& trc_text() {
       axes += "\tX" + n + "\tY" + n + "\tZ" + n;
     }
     return out + "\n" + axes + "\n\n" +
-           marker_rows([](std::size_t i) { return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i)); },
-                       '\t');
+           marker_rows(
+               [](std::size_t i) {
+                 return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i));
+               },
+               '\t');
   }();
   return text;
 }
@@ -255,8 +258,11 @@ const std::string& qtm_3d_text() {
       names += "\t" + t.name() + " X\t" + t.name() + " Y\t" + t.name() + " Z";
     }
     return out + "\n" + names + "\n" +
-           marker_rows([](std::size_t i) { return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i)); },
-                       '\t');
+           marker_rows(
+               [](std::size_t i) {
+                 return std::to_string(i + 1) + "\t" + six(0.01 * static_cast<double>(i));
+               },
+               '\t');
   }();
   return text;
 }
@@ -318,8 +324,8 @@ const std::string& mvnx_text() {
   return text;
 }
 
-template <const std::string& (*Text)(), Capture (*Parse)(std::string_view, std::string_view,
-                                                         const LoadOptions&)>
+template <const std::string& (*Text)(),
+          Capture (*Parse)(std::string_view, std::string_view, const LoadOptions&)>
 void parse_text(benchmark::State& state) {
   const std::string& text = Text();
   if (text.size() < 200) {

@@ -24,7 +24,8 @@ double rss_mib() {
 int main(int argc, char** argv) {
   using namespace odemocap;
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3600.0;
-  const std::string path = argc > 2 ? argv[2] : std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
+  const std::string path =
+      argc > 2 ? argv[2] : std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
   try {
     bench::CaptureScene scene(path, 20);
     const double h = 1.0 / 120;
@@ -54,13 +55,15 @@ int main(int argc, char** argv) {
         rss_tenth = rss_mib();
       }
     }
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     std::size_t teleports = 0;
     for (auto id : scene.bindings) {
       teleports += scene.driver->stats(id).teleports;
     }
     std::printf("soak: %.0f s simulated (%ld steps of 1/120 s, %zu captured bodies, %zu props) in "
-                "%.1f s\n", seconds, steps, scene.bindings.size(), scene.props.size(), elapsed);
+                "%.1f s\n",
+                seconds, steps, scene.bindings.size(), scene.props.size(), elapsed);
     std::printf("  worst distance from track: %.2e m, %.2e rad\n", worst_p, worst_a);
     std::printf("  non-finite poses: %ld\n", non_finite);
     std::printf("  teleports (loop wraps and data glitches): %zu\n", teleports);

@@ -9,17 +9,11 @@
 
 namespace {
 
+using odemocap::bench::capture_path;
 using odemocap::bench::CaptureScene;
+using odemocap::bench::seconds;
 using Clock = std::chrono::steady_clock;
 constexpr double k_h = 1.0 / 120;
-
-std::string capture_path() {
-  return std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
-}
-
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 void guard_31_bones_100_boxes(benchmark::State& state) {
   CaptureScene scene(capture_path(), 100);

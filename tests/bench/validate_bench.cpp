@@ -17,7 +17,8 @@ const std::vector<std::string>& batch_files() {
     const fs::path dir = fs::temp_directory_path() / "odemocap_validate_bench";
     fs::create_directories(dir);
     for (const char* name : {"131_01", "131_03"}) {
-      const fs::path source = fs::path(ODEMOCAP_REPO_DATA_DIR) / "cmu" / (std::string(name) + ".bvh");
+      const fs::path source =
+          fs::path(ODEMOCAP_REPO_DATA_DIR) / "cmu" / (std::string(name) + ".bvh");
       for (int i = 0; i < 150; ++i) {
         const fs::path copy = dir / (std::string(name) + "_" + std::to_string(i) + ".bvh");
         if (!fs::exists(copy)) {
@@ -36,7 +37,8 @@ void validate_batch(benchmark::State& state) {
   load.length_scale = 0.0254 / 0.45;
   std::size_t bytes = 0;
   for (auto _ : state) {
-    const auto reports = odemocap::cli::validate_files(files, load, {}, static_cast<unsigned>(state.range(0)));
+    const auto reports =
+        odemocap::cli::validate_files(files, load, {}, static_cast<unsigned>(state.range(0)));
     bytes = 0;
     for (const auto& r : reports) {
       bytes += r.bytes;

@@ -44,8 +44,14 @@ void per_pair(benchmark::State& state) {
 }
 // Step angles up to 0.2 rad: typical captured motion at 120 Hz (up to 24 rad/s); up to
 // 0.5 rad: the fastest human motion (60 rad/s); up to 3.1 rad: anything, mostly the atan2 path.
-BENCHMARK_TEMPLATE(per_pair, angular_velocity)->Args({4096, 200})->Args({4096, 500})->Args({4096, 3100});
-BENCHMARK_TEMPLATE(per_pair, angular_velocity_linear_approx)->Args({4096, 200})->Args({4096, 500})->Args({4096, 3100});
+BENCHMARK_TEMPLATE(per_pair, angular_velocity)
+    ->Args({4096, 200})
+    ->Args({4096, 500})
+    ->Args({4096, 3100});
+BENCHMARK_TEMPLATE(per_pair, angular_velocity_linear_approx)
+    ->Args({4096, 200})
+    ->Args({4096, 500})
+    ->Args({4096, 3100});
 
 /// A track of `frames` samples at 120 Hz wandering with random angular velocity.
 Track make_track(std::size_t frames) {
@@ -63,8 +69,7 @@ Track make_track(std::size_t frames) {
   return track;
 }
 
-template <RotationEstimator E, DiffScheme S>
-void whole_track(benchmark::State& state) {
+template <RotationEstimator E, DiffScheme S> void whole_track(benchmark::State& state) {
   const Track track = make_track(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     benchmark::DoNotOptimize(estimate_velocities(track, S, E));
@@ -72,11 +77,17 @@ void whole_track(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK_TEMPLATE(whole_track, RotationEstimator::Geodesic, DiffScheme::Forward)
-    ->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+    ->Arg(1000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(whole_track, RotationEstimator::LinearApprox, DiffScheme::Forward)
-    ->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+    ->Arg(1000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(whole_track, RotationEstimator::Geodesic, DiffScheme::Central)
-    ->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+    ->Arg(1000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

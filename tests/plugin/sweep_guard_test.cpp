@@ -90,6 +90,23 @@ constexpr double k_bat_r = 0.03;  // m
 constexpr double k_ball_r = 0.02; // m (4 cm balls)
 constexpr double k_bat_z = 1.0;
 
+/// The bat: a capsule along the body's x axis from the wrist (its origin), turning about z at
+/// 30 rad/s, captured at 120 Hz.
+dBodyID make_bat(StrikeScene& scene, KinematicDriver& driver) {
+  dBodyID bat = dBodyCreate(scene.world);
+  scene.striker = bat;
+  dGeomID capsule = dCreateCapsule(scene.space, k_bat_r, k_bat - 2 * k_bat_r);
+  dGeomSetBody(capsule, bat);
+  dGeomSetOffsetPosition(capsule, 0.5 * k_bat, 0, 0);
+  dQuaternion along_x;
+  to_ode(from_to({0, 0, 1}, {1, 0, 0}), along_x);
+  dGeomSetOffsetQuaternion(capsule, along_x);
+  driver.bind(bat, sampled_track("bat", 1.0 / 120, 1.0, [](double t) {
+                return Pose{{0, 0, k_bat_z}, from_axis_angle({0, 0, 1}, k_spin * t)};
+              }));
+  return bat;
+}
+
 struct Ball {
   dBodyID body = nullptr;
   double axial = 0; // where along the bat it is struck (m from the pivot)
@@ -116,18 +133,8 @@ struct StrikeRun {
 /// plane at random phases (or `lift` metres above the plane, off its path) and distances.
 StrikeRun strike(bool guarded, double bounce, double lift = 0.0, int count = 100) {
   StrikeScene scene(bounce);
-  dBodyID bat = dBodyCreate(scene.world);
-  scene.striker = bat;
-  dGeomID capsule = dCreateCapsule(scene.space, k_bat_r, k_bat - 2 * k_bat_r);
-  dGeomSetBody(capsule, bat);
-  dGeomSetOffsetPosition(capsule, 0.5 * k_bat, 0, 0);
-  dQuaternion along_x;
-  to_ode(from_to({0, 0, 1}, {1, 0, 0}), along_x);
-  dGeomSetOffsetQuaternion(capsule, along_x);
   KinematicDriver driver(scene.world);
-  driver.bind(bat, sampled_track("bat", 1.0 / 120, 1.0, [](double t) {
-                return Pose{{0, 0, k_bat_z}, from_axis_angle({0, 0, 1}, k_spin * t)};
-              }));
+  dBodyID bat = make_bat(scene, driver);
   SweepSettings settings;
   settings.surface = scene.surface();
   SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
@@ -245,18 +252,8 @@ TEST(SweepGuard, BallsOffThePathMoveExactlyAsWithoutTheGuard) {
 // that reaches 3 mm into the arc at mid-step is hit only if the sweep follows the arc.
 bool tip_ball_is_hit(int max_sub_steps) {
   StrikeScene scene(1.0);
-  dBodyID bat = dBodyCreate(scene.world);
-  scene.striker = bat;
-  dGeomID capsule = dCreateCapsule(scene.space, k_bat_r, k_bat - 2 * k_bat_r);
-  dGeomSetBody(capsule, bat);
-  dGeomSetOffsetPosition(capsule, 0.5 * k_bat, 0, 0);
-  dQuaternion along_x;
-  to_ode(from_to({0, 0, 1}, {1, 0, 0}), along_x);
-  dGeomSetOffsetQuaternion(capsule, along_x);
   KinematicDriver driver(scene.world);
-  driver.bind(bat, sampled_track("bat", 1.0 / 120, 1.0, [](double t) {
-                return Pose{{0, 0, k_bat_z}, from_axis_angle({0, 0, 1}, k_spin * t)};
-              }));
+  dBodyID bat = make_bat(scene, driver);
   SweepSettings settings;
   settings.surface = scene.surface();
   settings.max_sub_steps = max_sub_steps;
