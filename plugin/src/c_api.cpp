@@ -3,6 +3,7 @@
 
 #include <odemocap/plugin.hpp>
 
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -142,28 +143,70 @@ void odmBindOptionsSetDefault(odmBindOptions* options) {
                             d.max_angular_speed};
 }
 
+namespace {
+
+odemocap::BindOptions bind_options(const odmBindOptions* options) {
+  odemocap::BindOptions o;
+  if (options == nullptr) {
+    return o;
+  }
+  o.offset = {
+      {options->offset_position[0], options->offset_position[1], options->offset_position[2]},
+      {options->offset_quaternion[0], options->offset_quaternion[1], options->offset_quaternion[2],
+       options->offset_quaternion[3]}};
+  o.time_offset = options->time_offset;
+  o.playback_rate = options->playback_rate;
+  if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
+    throw std::invalid_argument("at_end must be odmEndHold, odmEndLoop or odmEndRelease, got " +
+                                std::to_string(options->at_end));
+  }
+  o.at_end = static_cast<odemocap::TrackEnd>(options->at_end);
+  o.interp = options->cubic != 0 ? odemocap::Interp::Cubic : odemocap::Interp::Linear;
+  o.max_linear_speed = options->max_linear_speed;
+  o.max_angular_speed = options->max_angular_speed;
+  return o;
+}
+
+} // namespace
+
 int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int track,
                   const odmBindOptions* options) {
   return guarded(-1, [&] {
-    odemocap::BindOptions o;
-    if (options != nullptr) {
-      o.offset = {
-          {options->offset_position[0], options->offset_position[1], options->offset_position[2]},
-          {options->offset_quaternion[0], options->offset_quaternion[1],
-           options->offset_quaternion[2], options->offset_quaternion[3]}};
-      o.time_offset = options->time_offset;
-      o.playback_rate = options->playback_rate;
-      if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
-        throw std::invalid_argument("at_end must be odmEndHold, odmEndLoop or odmEndRelease, got " +
-                                    std::to_string(options->at_end));
-      }
-      o.at_end = static_cast<odemocap::TrackEnd>(options->at_end);
-      o.interp = options->cubic != 0 ? odemocap::Interp::Cubic : odemocap::Interp::Linear;
-      o.max_linear_speed = options->max_linear_speed;
-      o.max_angular_speed = options->max_angular_speed;
-    }
     return static_cast<int>(
-        require(driver, "driver")->driver.bind(body, track_at(capture, track), o));
+        require(driver, "driver")
+            ->driver.bind(body, track_at(capture, track), bind_options(options)));
+  });
+}
+
+int odmDriverBindCallback(odmDriverID driver, dBodyID body, odmPoseCallback callback,
+                          void* user_data, const odmBindOptions* options) {
+  return guarded(-1, [&] {
+    if (callback == nullptr) {
+      throw std::invalid_argument("callback is null");
+    }
+    auto source = std::make_shared<odemocap::FunctionSource>(
+        "callback",
+        [callback, user_data](double t, odemocap::Pose& out) {
+          dReal p[7] = {0, 0, 0, 1, 0, 0, 0};
+          if (callback(t, p, user_data) == 0) {
+            return false;
+          }
+          out = {{p[0], p[1], p[2]}, {p[3], p[4], p[5], p[6]}};
+          return true;
+        },
+        -std::numeric_limits<double>::infinity());
+    return static_cast<int>(
+        require(driver, "driver")->driver.bind(body, std::move(source), bind_options(options)));
+  });
+}
+
+int odmDriverGetGapCount(odmDriverID driver, int binding) {
+  return guarded(-1, [&] {
+    if (binding < 0) {
+      throw std::out_of_range("binding must be >= 0");
+    }
+    const auto& stats = require(driver, "driver")->driver.stats(static_cast<std::size_t>(binding));
+    return static_cast<int>(stats.gaps + stats.bad_poses);
   });
 }
 

@@ -48,6 +48,27 @@ void KinematicDriver::remove_controller(detail::Controller* c) {
 
 KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,
                                                  const BindOptions& options) {
+  if (track.valid_count() == 0) {
+    throw PluginError("KinematicDriver::bind: track '" + track.name() + "' has no valid sample");
+  }
+  Binding b;
+  b.track = track;
+  return add_binding(body, std::move(b), options);
+}
+
+KinematicDriver::BindingId KinematicDriver::bind(dBodyID body,
+                                                 std::shared_ptr<const PoseSource> source,
+                                                 const BindOptions& options) {
+  if (source == nullptr) {
+    throw PluginError("KinematicDriver::bind: the pose source is null");
+  }
+  Binding b;
+  b.source = std::move(source);
+  return add_binding(body, std::move(b), options);
+}
+
+KinematicDriver::BindingId KinematicDriver::add_binding(dBodyID body, Binding b,
+                                                        const BindOptions& options) {
   if (body == nullptr) {
     throw PluginError("KinematicDriver::bind: body is null");
   }
@@ -60,18 +81,13 @@ KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& trac
                         std::to_string(i) + ")");
     }
   }
-  if (track.valid_count() == 0) {
-    throw PluginError("KinematicDriver::bind: track '" + track.name() + "' has no valid sample");
-  }
   check_options(options);
   dBodySetKinematic(body);
   dBodySetFiniteRotationMode(body, 1);
   dBodySetFiniteRotationAxis(body, 0, 0, 0); // full finite rotation, no preferred axis
   dBodySetAutoDisableFlag(body, 0);
   dBodyEnable(body);
-  Binding b;
   b.body = body;
-  b.track = track;
   b.options = options;
   const Quat identity;
   b.identity_offset = norm(options.offset.p) == 0.0 && dot(options.offset.q, identity) == 1.0;
@@ -107,7 +123,12 @@ dBodyID KinematicDriver::body(BindingId id) const {
 }
 
 Pose KinematicDriver::target(BindingId id, double t) const {
-  return target_of(binding(id, "target"), t);
+  const Binding& b = binding(id, "target");
+  Pose out;
+  if (b.source && !source_target(b, t, out, nullptr)) {
+    return body_pose(b.body);
+  }
+  return b.source ? out : target_of(b, t);
 }
 
 namespace {
@@ -121,6 +142,41 @@ OutOfRange out_of_range(const BindOptions& o) {
 }
 
 } // namespace
+
+bool KinematicDriver::past_end(const Binding& b, double driver_time) const {
+  const double end = b.source ? b.source->end_time() : b.track.end_time();
+  return track_time(b.options, driver_time) > end;
+}
+
+bool KinematicDriver::source_target(const Binding& b, double t, Pose& out,
+                                    BindingStats* stats) const {
+  const PoseSource& source = *b.source;
+  double ts = track_time(b.options, t);
+  const double start = source.start_time();
+  const double end = source.end_time();
+  if (std::isfinite(end) && std::isfinite(start) && end > start &&
+      b.options.at_end == TrackEnd::Loop) {
+    ts = start + (ts - start) - (end - start) * std::floor((ts - start) / (end - start));
+  } else {
+    ts = std::fmin(std::fmax(ts, start), end); // Hold (Release is decided before)
+  }
+  if (!source.pose(ts, out)) {
+    if (stats != nullptr) {
+      ++stats->gaps;
+    }
+    return false;
+  }
+  if (!is_finite(out.p) || !is_finite(out.q) || !(std::fabs(norm(out.q) - 1.0) <= 1e-6)) {
+    if (stats != nullptr) {
+      ++stats->bad_poses;
+    }
+    return false;
+  }
+  if (!b.identity_offset) {
+    out = detail::compose(out, b.options.offset);
+  }
+  return true;
+}
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
   const Pose pose =
@@ -146,7 +202,7 @@ void KinematicDriver::prestep(double h) {
   const double next = time_ + h;
   const double inv_h = 1.0 / h;
   for (const Binding& b : bindings_) {
-    if (b.active && !b.stats.released) {
+    if (b.active && !b.stats.released && !b.source) {
       b.track.prefetch(track_time(b.options, next), out_of_range(b.options));
       __builtin_prefetch(dBodyGetPosition(b.body));
       __builtin_prefetch(dBodyGetQuaternion(b.body));
@@ -169,7 +225,7 @@ void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
   if (b.stats.released) {
     return;
   }
-  if (b.options.at_end == TrackEnd::Release && track_time(b.options, next) > b.track.end_time()) {
+  if (b.options.at_end == TrackEnd::Release && past_end(b, next)) {
     dBodySetDynamic(b.body); // keeps the velocity the last step gave it
     b.stats.released = true;
     return;
@@ -182,12 +238,30 @@ void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
   if (!dBodyIsEnabled(b.body)) {
     dBodyEnable(b.body);
   }
-  if (!b.placed) {
-    set_body_pose(b.body, target_of(b, time_));
-    b.placed = true;
+  Pose goal;
+  if (b.source) {
+    // A source may have no pose (yet): the body waits, still, where it is.
+    if (!b.placed) {
+      Pose now;
+      if (!source_target(b, time_, now, &b.stats)) {
+        set_velocities(b.body, {}, {});
+        return;
+      }
+      set_body_pose(b.body, now);
+      b.placed = true;
+    }
+    if (!source_target(b, next, goal, &b.stats)) {
+      set_velocities(b.body, {}, {});
+      return;
+    }
+  } else {
+    if (!b.placed) {
+      set_body_pose(b.body, target_of(b, time_));
+      b.placed = true;
+    }
+    goal = target_of(b, next);
   }
   ++b.stats.steps;
-  const Pose goal = target_of(b, next);
   if (mode_ == DriveMode::Teleport) {
     set_body_pose(b.body, goal);
     set_velocities(b.body, {}, {});

@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <memory>
+#include <vector>
 
 namespace {
 
@@ -62,6 +64,43 @@ void prestep_warm_31_bodies(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(prestep_warm_31_bodies)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+/// The same with every body bound through a TrackSource (a PoseSource: one virtual call per
+/// body and step) instead of the track itself: what a blend or a stream costs the driver
+/// beyond computing its poses.
+void prestep_warm_31_sources(benchmark::State& state) {
+  dInitODE2(0);
+  dWorldID world = dWorldCreate();
+  odemocap::LoadOptions load;
+  load.length_scale = 0.0254 / 0.45;
+  load.up_axis = odemocap::Axis::Z;
+  const odemocap::Capture capture = odemocap::load_capture(capture_path(), load);
+  odemocap::KinematicDriver driver(world);
+  odemocap::BindOptions options;
+  options.at_end = odemocap::TrackEnd::Loop;
+  std::vector<odemocap::KinematicDriver::BindingId> ids;
+  for (const odemocap::Joint& joint : capture.skeleton()->joints) {
+    if (!joint.end_site) {
+      ids.push_back(driver.bind(dBodyCreate(world),
+                                std::make_shared<odemocap::TrackSource>(capture.track(joint.name)),
+                                options));
+    }
+  }
+  for (auto _ : state) {
+    const Clock::time_point t0 = Clock::now();
+    driver.prestep(k_h);
+    state.SetIterationTime(seconds(t0, Clock::now()));
+    for (const auto id : ids) {
+      odemocap::set_body_pose(driver.body(id), driver.target(id, driver.time()));
+    }
+  }
+  state.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(ids.size()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  dWorldDestroy(world);
+  dCloseODE();
+}
+BENCHMARK(prestep_warm_31_sources)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

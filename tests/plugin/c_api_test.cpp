@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace {
@@ -48,6 +49,48 @@ TEST_F(CApi, LoadBindAndStepLandOnTheTrack) {
   odmCaptureDestroy(capture);
 }
 
+/* A pose source in C: a circle of radius 1 m at 2 rad/s, turning with it; no pose before
+ * 0.25 s (the count of calls comes back through user_data). */
+extern "C" int circle(dReal t, dReal pose[7], void* user_data) {
+  ++*static_cast<int*>(user_data);
+  if (t < 0.25) {
+    return 0;
+  }
+  pose[0] = std::cos(2 * t);
+  pose[1] = std::sin(2 * t);
+  pose[2] = 1;
+  pose[3] = std::cos(t); // about z by 2t
+  pose[4] = 0;
+  pose[5] = 0;
+  pose[6] = std::sin(t);
+  return 1;
+}
+
+TEST_F(CApi, ACallbackSourceIsFollowedExactlyAndItsGapsCounted) {
+  odmDriverID driver = odmDriverCreate(world_);
+  dBodyID body = dBodyCreate(world_);
+  int calls = 0;
+  const int binding = odmDriverBindCallback(driver, body, &circle, &calls, nullptr);
+  ASSERT_EQ(binding, 0) << odmLastError();
+  double worst = 0;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(odmDriverPrestep(driver, 0.01), 0);
+    dWorldStep(world_, 0.01);
+    const double t = odmDriverGetTime(driver);
+    if (t > 0.255) {
+      const dReal* p = dBodyGetPosition(body);
+      worst = std::fmax(worst, std::hypot(p[0] - std::cos(2 * t), p[1] - std::sin(2 * t)));
+    }
+  }
+  EXPECT_LT(worst, 1e-12);
+  EXPECT_EQ(odmDriverGetGapCount(driver, binding), 25); // the steps aiming at 0.01 ... 0.25 s
+  EXPECT_GE(calls, 100);
+  EXPECT_EQ(odmDriverBindCallback(driver, dBodyCreate(world_), nullptr, nullptr, nullptr), -1);
+  EXPECT_NE(std::string(odmLastError()).find("callback is null"), std::string::npos);
+  EXPECT_EQ(odmDriverGetGapCount(driver, -1), -1);
+  odmDriverDestroy(driver);
+}
+
 TEST_F(CApi, FailuresReturnMinusOneOrNullWithAMessage) {
   EXPECT_EQ(odmCaptureLoad("/no/such/file.bvh", 1, 0), nullptr);
   EXPECT_NE(std::string(odmLastError()).find("/no/such/file.bvh"), std::string::npos);
@@ -58,8 +101,7 @@ TEST_F(CApi, FailuresReturnMinusOneOrNullWithAMessage) {
   EXPECT_EQ(odmCaptureGetTrackCount(nullptr), -1);
   EXPECT_EQ(odmCaptureGetTrackName(nullptr, 0), nullptr);
 
-  odmCaptureID capture =
-      odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 1, 0);
+  odmCaptureID capture = odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 1, 0);
   ASSERT_NE(capture, nullptr);
   EXPECT_EQ(odmCaptureGetTrackName(capture, 31), nullptr);
   EXPECT_EQ(odmCaptureFindTrack(capture, "Tail"), -1);

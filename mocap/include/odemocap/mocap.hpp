@@ -8,6 +8,7 @@
 #include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
+#include <odemocap/pose_source.hpp>
 #include <odemocap/quat.hpp>
 #include <odemocap/repair.hpp>
 #include <odemocap/save.hpp>

@@ -3,11 +3,13 @@
 /// exactly to the next captured pose, so that the solver sees real moving bodies.
 
 #include <odemocap/plugin_error.hpp>
+#include <odemocap/pose_source.hpp>
 #include <odemocap/track.hpp>
 
 #include <ode/ode.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace odemocap {
@@ -52,6 +54,9 @@ struct BindOptions {
 struct BindingStats {
   std::size_t steps = 0;          ///< presteps that drove the body
   std::size_t teleports = 0;      ///< steps over the speed limits (the first placement is not one)
+  std::size_t gaps = 0;           ///< steps a pose source had no pose for: the body was held still
+  std::size_t bad_poses = 0;      ///< steps a pose source gave a non-finite pose or a non-unit
+                                  ///< quaternion (|q| off 1 by over 1e-6): held still, not used
   bool released = false;          ///< TrackEnd::Release has happened
   double max_linear_speed = 0.0;  ///< largest commanded (m/s)
   double max_angular_speed = 0.0; ///< largest commanded (rad/s)
@@ -80,6 +85,16 @@ public:
   /// another world or already bound, a track without valid samples, or invalid options.
   BindingId bind(dBodyID body, const Track& track, const BindOptions& options = {});
 
+  /// Binds `body` to poses from `source` (shared: a blend or a live stream the program keeps
+  /// updating), with the same exact velocities. BindOptions apply as for a track, on the
+  /// source's clock: offset, time_offset, playback_rate, the speed limits; at_end after
+  /// end_time() (a source without an end never ends); interp is the source's business. A step
+  /// for which the source has no pose, or gives an invalid one, holds the body still and is
+  /// counted (BindingStats::gaps, bad_poses). Throws PluginError as bind() does, or for a null
+  /// source.
+  BindingId bind(dBodyID body, std::shared_ptr<const PoseSource> source,
+                 const BindOptions& options = {});
+
   /// Stops driving a binding; the body stays where it is, kinematic, at rest.
   void unbind(BindingId id);
 
@@ -99,7 +114,8 @@ public:
   /// Starts over at time 0: the next prestep places the bodies on their first poses again.
   void restart();
 
-  /// The body pose binding `id` asks for at driver time `t` (s), offset included.
+  /// The body pose binding `id` asks for at driver time `t` (s), offset included; for a pose
+  /// source without a valid pose then, the body's pose now.
   Pose target(BindingId id, double t) const;
 
   const BindingStats& stats(BindingId id) const;
@@ -118,7 +134,8 @@ private:
 
   struct Binding {
     dBodyID body = nullptr;
-    Track track;
+    Track track; ///< empty for a pose source
+    std::shared_ptr<const PoseSource> source;
     BindOptions options;
     BindingStats stats;
     bool active = true;
@@ -129,7 +146,13 @@ private:
   };
 
   const Binding& binding(BindingId id, const char* function) const;
+  BindingId add_binding(dBodyID body, Binding b, const BindOptions& options);
   Pose target_of(const Binding& b, double t) const;
+  /// A pose source's target at driver time t, offset included; false (and counted in `stats`)
+  /// when it has none or gives an invalid one.
+  bool source_target(const Binding& b, double t, Pose& out, BindingStats* stats) const;
+  /// Track (or source) time has passed the end: TrackEnd::Release applies.
+  bool past_end(const Binding& b, double driver_time) const;
   /// One binding's step of h seconds to driver time `next` = time() + h; inv_h = 1 / h.
   void drive(Binding& b, double h, double next, double inv_h);
 

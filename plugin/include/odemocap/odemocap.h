@@ -61,6 +61,19 @@ void odmBindOptionsSetDefault(odmBindOptions* options);
  * The body becomes kinematic. Returns the binding's index, or -1. */
 int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int track,
                   const odmBindOptions* options);
+/* A pose source written in C: fills pose[7] with the body's pose at time t (s): position
+ * x, y, z (m, world frame) and orientation w, x, y, z (unit, body to world), and returns 1; or
+ * returns 0 when it has no pose then. Called from odmDriverPrestep, once per step. */
+typedef int (*odmPoseCallback)(dReal t, dReal pose[7], void* user_data);
+/* Binds `body` to poses from `callback` (user_data is passed back to it), with the same
+ * exact velocities as a track. Options as for odmDriverBind on the callback's clock (cubic is
+ * ignored; the callback has no end, so at_end never applies). A step without a pose, or with
+ * a non-finite one or a non-unit quaternion, holds the body still and is counted
+ * (odmDriverGetGapCount). Returns the binding's index, or -1. */
+int odmDriverBindCallback(odmDriverID driver, dBodyID body, odmPoseCallback callback,
+                          void* user_data, const odmBindOptions* options);
+/* Steps of binding `binding` whose source had no valid pose, or -1. */
+int odmDriverGetGapCount(odmDriverID driver, int binding);
 /* One of odmDriveGeodesic (default), odmDriveLinearApprox, odmDriveTeleport; 0 or -1. */
 int odmDriverSetMode(odmDriverID driver, int mode);
 /* Call before every dWorldStep/dWorldQuickStep of h seconds; 0 or -1. */
