@@ -2,6 +2,8 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 
+#include <odemocap/footfall.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -48,6 +50,29 @@ const char* kind_of(const Track& t) {
 
 nlohmann::json vec(const Vec3& v) {
   return nlohmann::json::array({v.x, v.y, v.z});
+}
+
+/// Metres per stored length unit, or 0 when the file's unit is not known.
+double metres_per_unit(const CaptureInfo& info) {
+  if (info.in_metres()) {
+    return 1.0;
+  }
+  return info.unit_in_metres > 0.0 ? info.unit_in_metres / info.length_scale : 0.0;
+}
+
+/// The stance phases of each foot track, by name (empty when the capture has no foot track
+/// or its unit is not known: the thresholds are in metres).
+std::vector<std::pair<std::string, std::vector<Stance>>> footfalls(const Capture& capture) {
+  std::vector<std::pair<std::string, std::vector<Stance>>> out;
+  FootfallOptions options;
+  options.metres_per_unit = metres_per_unit(capture.info());
+  if (!(options.metres_per_unit > 0.0)) {
+    return out;
+  }
+  for (const std::string& name : foot_tracks(capture)) {
+    out.emplace_back(name, detect_stances(capture.track(name), capture.info().up_axis, options));
+  }
+  return out;
 }
 
 /// What the stored positions are, in words: "m (file unit mm, declared)".
@@ -101,6 +126,17 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
     }
     out["tracks"].push_back(std::move(track));
   }
+  // Stance phases of the foot tracks: {"name": [[start, end], ...]}; null when the unit is not
+  // known (the thresholds are in metres).
+  nlohmann::json feet = nlohmann::json::object();
+  for (const auto& [name, stances] : footfalls(capture)) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Stance& s : stances) {
+      list.push_back({display_time(s.start), display_time(s.end)});
+    }
+    feet[name] = std::move(list);
+  }
+  out["footfalls"] = metres_per_unit(info) > 0.0 ? feet : nlohmann::json();
   return out;
 }
 
@@ -150,6 +186,20 @@ void print_text(const std::string& path, const Capture& capture,
     std::printf("  %-*s %-10s %8zu %8zu  [%7.3f %7.3f] [%7.3f %7.3f] [%7.3f %7.3f] %10.3f %10s\n",
                 w, s.name.c_str(), kind_of(t), t.size(), t.valid_count(), s.low.x, s.high.x,
                 s.low.y, s.high.y, s.low.z, s.high.z, s.max_linear_speed, spin);
+  }
+  const auto feet = footfalls(capture);
+  if (!feet.empty()) {
+    std::printf("  footfalls (stance start-end, s; foot low and slow):\n");
+  }
+  for (const auto& [name, stances] : feet) {
+    std::printf("  %-*s", w, printable(name).c_str());
+    for (const Stance& st : stances) {
+      std::printf(" %.3f-%.3f", display_time(st.start), display_time(st.end));
+    }
+    std::printf("%s\n", stances.empty() ? " (none)" : "");
+  }
+  if (feet.empty() && !foot_tracks(capture).empty()) {
+    std::printf("  footfalls: not detected, the length unit is not known (--unit sets it)\n");
   }
 }
 

@@ -100,11 +100,30 @@ TEST_F(Cli, InfoReportsTheCapturesShapeAndSpeedsAsJson) {
 }
 
 TEST_F(Cli, InfoOnTheBundledCmuCapture) {
-  const Outcome r =
-      run("info '" + odemocap::test::repo_data("cmu/131_01.bvh") + "' --up z");
+  const Outcome r = run("info '" + odemocap::test::repo_data("cmu/131_01.bvh") + "' --up z");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("bvh, 31 tracks, 994 frames at 120 Hz"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("up axis Z"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoReportsTheFootfallsOfEachFoot) {
+  const std::string hop = odemocap::test::repo_data("cmu/131_03.bvh");
+  const Outcome r = run("info --format json '" + hop + "' --up z");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json feet = only_file(r.out)["footfalls"];
+  ASSERT_EQ(feet.size(), 4u) << feet;
+  for (const char* name : {"LeftAnkle", "LeftToe", "RightAnkle", "RightToe"}) {
+    ASSERT_TRUE(feet.contains(name)) << name;
+    EXPECT_GE(feet[name].size(), 2u) << name;
+    for (const auto& stance : feet[name]) {
+      EXPECT_LT(stance[0].get<double>(), stance[1].get<double>());
+    }
+  }
+  const Outcome text = run("info '" + hop + "' --up z");
+  EXPECT_NE(text.out.find("footfalls (stance start-end, s"), std::string::npos) << text.out;
+  // A rigid-body capture has no foot: an empty object, no line.
+  const Outcome tool = run("info --format json '" + analytic_csv() + "'");
+  EXPECT_TRUE(only_file(tool.out)["footfalls"].empty());
 }
 
 TEST_F(Cli, VelocitiesMatchTheAnalyticMotionAndLeaveGapsEmpty) {
@@ -381,8 +400,8 @@ TEST_F(Cli, ConvertFitsRigidBodiesToMarkerClustersAndFlagsNonRigidOnes) {
 }
 
 TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {
-  const Outcome real = run("validate --format jsonl '" +
-                           odemocap::test::repo_data("cmu") + "/*.bvh'");
+  const Outcome real =
+      run("validate --format jsonl '" + odemocap::test::repo_data("cmu") + "/*.bvh'");
   EXPECT_EQ(real.status, 0) << real.err;
   for (const auto& [file, report] : by_file(real.out)) {
     for (const nlohmann::json& x : report["findings"]) {
@@ -450,8 +469,7 @@ TEST_F(Cli, JsonStaysValidOnLatin1NamesAndBinaryFilesAndNamesEveryFile) {
   ASSERT_EQ(j["files"].size(), 3u);
   EXPECT_EQ(j["files"][0]["tracks"][0]["name"], "main\\xe9"); // the original byte, visible
   EXPECT_EQ(j["files"][1]["status"], "unreadable");
-  EXPECT_NE(j["files"][1]["error"]["message"].get<std::string>().find("binary"),
-            std::string::npos);
+  EXPECT_NE(j["files"][1]["error"]["message"].get<std::string>().find("binary"), std::string::npos);
   // The Latin-1 name keeps working in the other commands.
   const std::string velocities = (dir_ / "v.csv").string();
   EXPECT_EQ(run("velocities '" + (d / "latin1.csv").string() + "' -o '" + velocities + "'").status,
@@ -507,13 +525,15 @@ TEST_F(Validate, TheSharedCapturesReportFitsOnOneScreen) {
   const Outcome all = run("validate --report findings --max-findings 1000 '" + shared + "'");
   EXPECT_GT(line_count(tracks.out), line_count(r.out));
   EXPECT_GT(line_count(all.out), line_count(tracks.out));
-  const nlohmann::json j = nlohmann::json::parse(run("validate --format json '" + shared + "'").out);
+  const nlohmann::json j =
+      nlohmann::json::parse(run("validate --format json '" + shared + "'").out);
   EXPECT_EQ(j["summary"]["with_findings"], 6);
   EXPECT_EQ(j["summary"]["clean"], 1);
   // CMU BVH in metres by default: no linear-speed flood (there were 554 in file units).
   const Outcome in_file_units =
       run("validate --format json --file-units '" + odemocap::test::repo_data("cmu") + "'");
-  const Outcome in_metres = run("validate --format json '" + odemocap::test::repo_data("cmu") + "'");
+  const Outcome in_metres =
+      run("validate --format json '" + odemocap::test::repo_data("cmu") + "'");
   const auto linear = [](const std::string& out) {
     std::size_t n = 0;
     const nlohmann::json report = nlohmann::json::parse(out);
@@ -551,7 +571,8 @@ TEST_F(Cli, InfoTakesManyPathsOnceEachAndAlignsLongNames) {
   const auto d = dir_ / "many";
   std::filesystem::create_directories(d);
   std::ofstream(d / "long.csv")
-      << "time,a_rather_long_rigid_body_name_from_a_lab.x,a_rather_long_rigid_body_name_from_a_lab.y,"
+      << "time,a_rather_long_rigid_body_name_from_a_lab.x,a_rather_long_rigid_body_name_from_a_lab."
+         "y,"
          "a_rather_long_rigid_body_name_from_a_lab.z\n0,1,2,3\n0.01,1,2,3\n";
   std::ofstream(d / "empty.csv") << "time,m.x,m.y,m.z\n0,,,\n0.01,,,\n";
   const Outcome r = run("info '" + file + "' './" +
@@ -579,7 +600,8 @@ TEST_F(Cli, InfoTakesManyPathsOnceEachAndAlignsLongNames) {
   // A marker track (x, y, z only) and a track without any valid sample read differently.
   EXPECT_NE(r.out.find("(marker)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(no valid sample)"), std::string::npos) << r.out;
-  const nlohmann::json j = nlohmann::json::parse(run("info --format json '" + d.string() + "'").out);
+  const nlohmann::json j =
+      nlohmann::json::parse(run("info --format json '" + d.string() + "'").out);
   const nlohmann::json& empty = j["files"][0]["tracks"][0];
   EXPECT_TRUE(empty["max_linear_speed"].is_null());
   EXPECT_EQ(empty["valid"], 0);
@@ -627,7 +649,8 @@ TEST_F(Cli, FormatDetectionSaysWhatTheBytesLookLike) {
 
 TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
   const std::string vicon = odemocap::test::shared_data("ezc3d/Vicon.c3d");
-  const std::string motive = odemocap::test::shared_data("pathviewr/pathviewr_motive_example_data.csv");
+  const std::string motive =
+      odemocap::test::shared_data("pathviewr/pathviewr_motive_example_data.csv");
   ODEMOCAP_REQUIRE_FILE(vicon);
   const std::string markers = (dir_ / "markers.csv").string();
   ASSERT_EQ(run("convert '" + vicon + "' -o '" + markers + "'").status, 0);
@@ -655,13 +678,13 @@ TEST_F(Cli, BinaryFileErrorsNameTheByteNotLineZero) {
   const Outcome text = run("validate --report findings '" + (dir_ / "cut.c3d").string() + "'");
   EXPECT_NE(text.out.find("error parse-error byte 300:"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("line 0"), std::string::npos) << text.out;
-  const nlohmann::json j =
-      nlohmann::json::parse(run("validate --format json '" + (dir_ / "cut.c3d").string() + "'").out);
+  const nlohmann::json j = nlohmann::json::parse(
+      run("validate --format json '" + (dir_ / "cut.c3d").string() + "'").out);
   EXPECT_EQ(j["files"][0]["findings"][0]["byte"], 300);
   // Cut inside the data: the complete frames load, and validate says what was tolerated.
   std::ofstream(dir_ / "short.c3d", std::ios::binary) << slurp(vicon).substr(0, 2000000);
-  const nlohmann::json s =
-      nlohmann::json::parse(run("validate --format json '" + (dir_ / "short.c3d").string() + "'").out);
+  const nlohmann::json s = nlohmann::json::parse(
+      run("validate --format json '" + (dir_ / "short.c3d").string() + "'").out);
   ASSERT_EQ(s["files"][0]["status"], "findings");
   EXPECT_EQ(s["files"][0]["findings"][0]["check"], "tolerated");
   EXPECT_NE(s["files"][0]["findings"][0]["message"].get<std::string>().find("of the 580 announced"),

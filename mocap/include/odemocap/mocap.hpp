@@ -4,6 +4,7 @@
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
 #include <odemocap/euler.hpp>
+#include <odemocap/footfall.hpp>
 #include <odemocap/interpolation.hpp>
 #include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
