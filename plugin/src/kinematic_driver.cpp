@@ -238,29 +238,37 @@ void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
   if (!dBodyIsEnabled(b.body)) {
     dBodyEnable(b.body);
   }
-  Pose goal;
   if (b.source) {
-    // A source may have no pose (yet): the body waits, still, where it is.
-    if (!b.placed) {
-      Pose now;
-      if (!source_target(b, time_, now, &b.stats)) {
-        set_velocities(b.body, {}, {});
-        return;
-      }
-      set_body_pose(b.body, now);
-      b.placed = true;
-    }
-    if (!source_target(b, next, goal, &b.stats)) {
+    drive_source(b, h, next, inv_h);
+    return;
+  }
+  if (!b.placed) {
+    set_body_pose(b.body, target_of(b, time_));
+    b.placed = true;
+  }
+  move_to(b, target_of(b, next), h, inv_h);
+}
+
+void KinematicDriver::drive_source(Binding& b, double h, double next, double inv_h) {
+  // A source may have no pose (yet): the body waits, still, where it is.
+  if (!b.placed) {
+    Pose now;
+    if (!source_target(b, time_, now, &b.stats)) {
       set_velocities(b.body, {}, {});
       return;
     }
-  } else {
-    if (!b.placed) {
-      set_body_pose(b.body, target_of(b, time_));
-      b.placed = true;
-    }
-    goal = target_of(b, next);
+    set_body_pose(b.body, now);
+    b.placed = true;
   }
+  Pose goal;
+  if (!source_target(b, next, goal, &b.stats)) {
+    set_velocities(b.body, {}, {});
+    return;
+  }
+  move_to(b, goal, h, inv_h);
+}
+
+void KinematicDriver::move_to(Binding& b, const Pose& goal, double h, double inv_h) {
   ++b.stats.steps;
   if (mode_ == DriveMode::Teleport) {
     set_body_pose(b.body, goal);

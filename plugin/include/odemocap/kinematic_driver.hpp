@@ -155,6 +155,9 @@ private:
   bool past_end(const Binding& b, double driver_time) const;
   /// One binding's step of h seconds to driver time `next` = time() + h; inv_h = 1 / h.
   void drive(Binding& b, double h, double next, double inv_h);
+  void drive_source(Binding& b, double h, double next, double inv_h);
+  /// Sets the velocities that take the body to `goal` in the step (or teleports it there).
+  void move_to(Binding& b, const Pose& goal, double h, double inv_h);
 
   dWorldID world_;
   DriveMode mode_ = DriveMode::Geodesic;
