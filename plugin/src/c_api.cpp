@@ -50,6 +50,29 @@ const odemocap::Track& track_at(odmCaptureID capture, int index) {
   return tracks[static_cast<std::size_t>(index)];
 }
 
+/// The C options as C++ ones; throws for an invalid at_end.
+odemocap::BindOptions bind_options(const odmBindOptions* options) {
+  odemocap::BindOptions o;
+  if (options == nullptr) {
+    return o;
+  }
+  o.offset = {
+      {options->offset_position[0], options->offset_position[1], options->offset_position[2]},
+      {options->offset_quaternion[0], options->offset_quaternion[1], options->offset_quaternion[2],
+       options->offset_quaternion[3]}};
+  o.time_offset = options->time_offset;
+  o.playback_rate = options->playback_rate;
+  if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
+    throw std::invalid_argument("at_end must be odmEndHold, odmEndLoop or odmEndRelease, got " +
+                                std::to_string(options->at_end));
+  }
+  o.at_end = static_cast<odemocap::TrackEnd>(options->at_end);
+  o.interp = options->cubic != 0 ? odemocap::Interp::Cubic : odemocap::Interp::Linear;
+  o.max_linear_speed = options->max_linear_speed;
+  o.max_angular_speed = options->max_angular_speed;
+  return o;
+}
+
 } // namespace
 
 extern "C" {
@@ -142,32 +165,6 @@ void odmBindOptionsSetDefault(odmBindOptions* options) {
                             d.max_linear_speed,
                             d.max_angular_speed};
 }
-
-namespace {
-
-odemocap::BindOptions bind_options(const odmBindOptions* options) {
-  odemocap::BindOptions o;
-  if (options == nullptr) {
-    return o;
-  }
-  o.offset = {
-      {options->offset_position[0], options->offset_position[1], options->offset_position[2]},
-      {options->offset_quaternion[0], options->offset_quaternion[1], options->offset_quaternion[2],
-       options->offset_quaternion[3]}};
-  o.time_offset = options->time_offset;
-  o.playback_rate = options->playback_rate;
-  if (options->at_end < odmEndHold || options->at_end > odmEndRelease) {
-    throw std::invalid_argument("at_end must be odmEndHold, odmEndLoop or odmEndRelease, got " +
-                                std::to_string(options->at_end));
-  }
-  o.at_end = static_cast<odemocap::TrackEnd>(options->at_end);
-  o.interp = options->cubic != 0 ? odemocap::Interp::Cubic : odemocap::Interp::Linear;
-  o.max_linear_speed = options->max_linear_speed;
-  o.max_angular_speed = options->max_angular_speed;
-  return o;
-}
-
-} // namespace
 
 int odmDriverBind(odmDriverID driver, dBodyID body, odmCaptureID capture, int track,
                   const odmBindOptions* options) {
