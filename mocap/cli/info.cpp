@@ -52,20 +52,12 @@ nlohmann::json vec(const Vec3& v) {
   return nlohmann::json::array({v.x, v.y, v.z});
 }
 
-/// Metres per stored length unit, or 0 when the file's unit is not known.
-double metres_per_unit(const CaptureInfo& info) {
-  if (info.in_metres()) {
-    return 1.0;
-  }
-  return info.unit_in_metres > 0.0 ? info.unit_in_metres / info.length_scale : 0.0;
-}
-
 /// The stance phases of each foot track, by name (empty when the capture has no foot track
 /// or its unit is not known: the thresholds are in metres).
 std::vector<std::pair<std::string, std::vector<Stance>>> footfalls(const Capture& capture) {
   std::vector<std::pair<std::string, std::vector<Stance>>> out;
   FootfallOptions options;
-  options.metres_per_unit = metres_per_unit(capture.info());
+  options.metres_per_unit = capture.info().metres_per_unit();
   if (!(options.metres_per_unit > 0.0)) {
     return out;
   }
@@ -136,7 +128,7 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
     }
     feet[name] = std::move(list);
   }
-  out["footfalls"] = metres_per_unit(info) > 0.0 ? feet : nlohmann::json();
+  out["footfalls"] = info.metres_per_unit() > 0.0 ? feet : nlohmann::json();
   return out;
 }
 

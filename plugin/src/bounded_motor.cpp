@@ -21,6 +21,17 @@ void set_axis(dJointID motor, MotorKind kind, int row, const Vec3& a) {
   }
 }
 
+/// Three rows along orthonormal `axes` (world): each holds body 1's velocity relative to body 2
+/// along its axis at `velocity`'s component, with its own force limit.
+void set_rows(dJointID motor, MotorKind kind, const Vec3 (&axes)[3], const Vec3& velocity,
+              const double (&caps)[3]) {
+  for (int row = 0; row < 3; ++row) {
+    set_axis(motor, kind, row, axes[row]);
+    set_param(motor, kind, row, dParamVel, dot(axes[row], velocity));
+    set_param(motor, kind, row, dParamFMax, caps[row]);
+  }
+}
+
 } // namespace
 
 void complete_basis(const Vec3& a, Vec3& b, Vec3& c) {
@@ -65,25 +76,12 @@ void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Ve
   Vec3 axes[3];
   axes[0] = length > 1e-9 && std::isfinite(length) ? lead / length : Vec3{1, 0, 0};
   complete_basis(axes[0], axes[1], axes[2]);
-  for (int row = 0; row < 3; ++row) {
-    set_axis(motor, kind, row, axes[row]);
-    set_param(motor, kind, row, dParamVel, dot(axes[row], velocity));
-    set_param(motor, kind, row, dParamFMax, max * (row == 0 ? k_lead : k_side));
-  }
+  set_rows(motor, kind, axes, velocity, {max * k_lead, max * k_side, max * k_side});
 }
 
-} // namespace odemocap::detail
-
-namespace odemocap::detail {
-
 void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max) {
-  const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   const double cap = max / std::sqrt(3.0);
-  for (int row = 0; row < 3; ++row) {
-    set_axis(motor, kind, row, axes[row]);
-    set_param(motor, kind, row, dParamVel, dot(axes[row], velocity));
-    set_param(motor, kind, row, dParamFMax, cap);
-  }
+  set_rows(motor, kind, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, velocity, {cap, cap, cap});
 }
 
 } // namespace odemocap::detail

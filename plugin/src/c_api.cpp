@@ -50,6 +50,14 @@ const odemocap::Track& track_at(odmCaptureID capture, int index) {
   return tracks[static_cast<std::size_t>(index)];
 }
 
+/// The counters of binding `binding`; throws for a null driver or a bad index.
+const odemocap::BindingStats& stats_of(odmDriverID driver, int binding) {
+  if (binding < 0) {
+    throw std::out_of_range("binding must be >= 0");
+  }
+  return require(driver, "driver")->driver.stats(static_cast<std::size_t>(binding));
+}
+
 /// The C options as C++ ones; throws for an invalid at_end.
 odemocap::BindOptions bind_options(const odmBindOptions* options) {
   odemocap::BindOptions o;
@@ -199,10 +207,7 @@ int odmDriverBindCallback(odmDriverID driver, dBodyID body, odmPoseCallback call
 
 int odmDriverGetGapCount(odmDriverID driver, int binding) {
   return guarded(-1, [&] {
-    if (binding < 0) {
-      throw std::out_of_range("binding must be >= 0");
-    }
-    const auto& stats = require(driver, "driver")->driver.stats(static_cast<std::size_t>(binding));
+    const auto& stats = stats_of(driver, binding);
     return static_cast<int>(stats.gaps + stats.bad_poses);
   });
 }
@@ -231,13 +236,7 @@ dReal odmDriverGetTime(odmDriverID driver) {
 }
 
 int odmDriverGetTeleportCount(odmDriverID driver, int binding) {
-  return guarded(-1, [&] {
-    if (binding < 0) {
-      throw std::out_of_range("binding must be >= 0");
-    }
-    const auto& stats = require(driver, "driver")->driver.stats(static_cast<std::size_t>(binding));
-    return static_cast<int>(stats.teleports);
-  });
+  return guarded(-1, [&] { return static_cast<int>(stats_of(driver, binding).teleports); });
 }
 
 } // extern "C"

@@ -360,13 +360,16 @@ Pose Character::target(std::size_t bone, double t) const {
     throw PluginError("Character::target: no bone " + std::to_string(bone) + " (there are " +
                       std::to_string(bones_.size()) + ")");
   }
-  const BindOptions& o = timing_;
-  const OutOfRange range = o.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
-  const Pose pose = tracks_[bone].sample(o.time_offset + o.playback_rate * t, o.interp, range);
-  return detail::compose(pose, bones_[bone].offset);
+  return detail::compose(detail::sample_timed(tracks_[bone], timing_, t), bones_[bone].offset);
 }
 
-void Character::check_driver(KinematicDriver& driver, const char* function) {
+void Character::check_driver(KinematicDriver& driver, const BindOptions& timing,
+                             const char* function) {
+  detail::check_pose(timing.offset, (std::string("Character::") + function).c_str());
+  if (!detail::is_identity(timing.offset)) {
+    throw PluginError(std::string("Character::") + function +
+                      ": the timing's offset must be the identity (each bone has its own)");
+  }
   if (driver.world() != world_) {
     throw PluginError(std::string("Character::") + function +
                       ": the driver moves another world than the character's");
@@ -386,12 +389,7 @@ void Character::place_at_start() {
 }
 
 void Character::drive_kinematic(KinematicDriver& driver, const BindOptions& options) {
-  check_driver(driver, "drive_kinematic");
-  detail::check_pose(options.offset, "Character::drive_kinematic");
-  if (norm(options.offset.p) != 0.0 || std::fabs(options.offset.q.w) != 1.0) {
-    throw PluginError("Character::drive_kinematic: options.offset must be the identity (each "
-                      "bone has its own)");
-  }
+  check_driver(driver, options, "drive_kinematic");
   timing_ = options;
   place_at_start();
   for (std::size_t i = 0; i < bones_.size(); ++i) {
@@ -404,12 +402,8 @@ void Character::drive_kinematic(KinematicDriver& driver, const BindOptions& opti
 }
 
 void Character::drive_soft(KinematicDriver& driver, const PuppetSettings& settings) {
-  check_driver(driver, "drive_soft");
   const BindOptions& timing = settings.timing;
-  if (norm(timing.offset.p) != 0.0 || std::fabs(timing.offset.q.w) != 1.0) {
-    throw PluginError("Character::drive_soft: timing.offset must be the identity (each bone has "
-                      "its own)");
-  }
+  check_driver(driver, timing, "drive_soft");
   for (const auto& [name, torque] : settings.bone_max_torque) {
     named(name, "drive_soft");
     if (!(torque > 0.0)) {

@@ -89,8 +89,7 @@ KinematicDriver::BindingId KinematicDriver::add_binding(dBodyID body, Binding b,
   dBodyEnable(body);
   b.body = body;
   b.options = options;
-  const Quat identity;
-  b.identity_offset = norm(options.offset.p) == 0.0 && dot(options.offset.q, identity) == 1.0;
+  b.identity_offset = detail::is_identity(options.offset);
   b.max_linear_speed2 = options.max_linear_speed * options.max_linear_speed;
   b.max_angular_speed2 = options.max_angular_speed * options.max_angular_speed;
   bindings_.push_back(std::move(b));
@@ -131,27 +130,15 @@ Pose KinematicDriver::target(BindingId id, double t) const {
   return b.source ? out : target_of(b, t);
 }
 
-namespace {
-
-double track_time(const BindOptions& o, double t) {
-  return o.time_offset + o.playback_rate * t;
-}
-
-OutOfRange out_of_range(const BindOptions& o) {
-  return o.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
-}
-
-} // namespace
-
 bool KinematicDriver::past_end(const Binding& b, double driver_time) const {
   const double end = b.source ? b.source->end_time() : b.track.end_time();
-  return track_time(b.options, driver_time) > end;
+  return detail::track_time(b.options, driver_time) > end;
 }
 
 bool KinematicDriver::source_target(const Binding& b, double t, Pose& out,
                                     BindingStats* stats) const {
   const PoseSource& source = *b.source;
-  double ts = track_time(b.options, t);
+  double ts = detail::track_time(b.options, t);
   const double start = source.start_time();
   const double end = source.end_time();
   if (std::isfinite(end) && std::isfinite(start) && end > start &&
@@ -179,8 +166,7 @@ bool KinematicDriver::source_target(const Binding& b, double t, Pose& out,
 }
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
-  const Pose pose =
-      b.track.sample(track_time(b.options, t), b.options.interp, out_of_range(b.options));
+  const Pose pose = detail::sample_timed(b.track, b.options, t);
   return b.identity_offset ? pose : detail::compose(pose, b.options.offset);
 }
 
@@ -203,7 +189,7 @@ void KinematicDriver::prestep(double h) {
   const double inv_h = 1.0 / h;
   for (const Binding& b : bindings_) {
     if (b.active && !b.stats.released && !b.source) {
-      b.track.prefetch(track_time(b.options, next), out_of_range(b.options));
+      b.track.prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
       __builtin_prefetch(dBodyGetPosition(b.body));
       __builtin_prefetch(dBodyGetQuaternion(b.body));
     }

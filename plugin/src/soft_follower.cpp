@@ -170,7 +170,7 @@ private:
     const Pose g = body_pose(ghost_);
     const Pose next{g.p + h * vec3_from_ode(dBodyGetLinearVel(ghost_)),
                     integrate(g.q, vec3_from_ode(dBodyGetAngularVel(ghost_)), h)};
-    return {next.p + rotate(next.q, offset_.p), next.q * offset_.q};
+    return compose(next, offset_);
   }
 
   dBodyID body_;
@@ -194,8 +194,14 @@ detail::TimedTrack timed(const Track& track, const FollowSettings& s) {
   if (track.valid_count() == 0) {
     throw PluginError("SoftFollower: track '" + track.name() + "' has no valid sample");
   }
-  return detail::TimedTrack(track, s.offset, s.time_offset, s.playback_rate, s.at_end, s.interp,
-                            "SoftFollower");
+  detail::check_timing(s.offset, s.time_offset, s.playback_rate, "SoftFollower");
+  BindOptions timing;
+  timing.offset = s.offset;
+  timing.time_offset = s.time_offset;
+  timing.playback_rate = s.playback_rate;
+  timing.at_end = s.at_end;
+  timing.interp = s.interp;
+  return {track, timing};
 }
 
 } // namespace

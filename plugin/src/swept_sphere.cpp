@@ -44,8 +44,7 @@ SweepHit hit_at(double t, const Vec3& at, const Vec3& q, double radius) {
   return {t, q + radius * n, n};
 }
 
-} // namespace
-
+/// Closest point of segment a-b to p.
 Vec3 closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b) {
   const Vec3 u = b - a;
   const double l2 = dot(u, u);
@@ -55,6 +54,8 @@ Vec3 closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b) {
   const double s = std::clamp(dot(p - a, u) / l2, 0.0, 1.0);
   return a + s * u;
 }
+
+} // namespace
 
 std::optional<SweepHit> sweep_sphere_sphere(const Vec3& c, double r, const Vec3& d, const Vec3& s,
                                             double radius) {

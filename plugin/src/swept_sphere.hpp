@@ -46,7 +46,4 @@ std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec
 std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d, const Pose& pose,
                                          const Vec3& half);
 
-/// Closest point of segment a-b to p.
-Vec3 closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b);
-
 } // namespace odemocap::detail

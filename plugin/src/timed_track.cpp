@@ -1,8 +1,6 @@
 #include "timed_track.hpp"
 #include "describe.hpp"
 
-#include <cmath>
-
 namespace odemocap::detail {
 
 void check_pose(const Pose& offset, const char* function) {
@@ -24,18 +22,6 @@ void check_timing(const Pose& offset, double time_offset, double playback_rate,
     fail("time_offset must be finite, got " + describe(time_offset));
   }
   check_pose(offset, function);
-}
-
-TimedTrack::TimedTrack(const Track& track, const Pose& offset, double time_offset,
-                       double playback_rate, TrackEnd at_end, Interp interp, const char* function)
-    : track_(track), offset_(offset), time_offset_(time_offset), rate_(playback_rate),
-      at_end_(at_end), interp_(interp) {
-  check_timing(offset, time_offset, playback_rate, function);
-}
-
-Pose TimedTrack::at(double t) const {
-  const OutOfRange range = at_end_ == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
-  return compose(track_.sample(track_time(t), interp_, range), offset_);
 }
 
 } // namespace odemocap::detail

@@ -1,11 +1,13 @@
 #pragma once
-// A track with the timing of a binding (time offset, playback rate, end behaviour,
-// interpolation) and a body offset: what followers and puppet bones sample each step.
+// The timing of a binding (time offset, playback rate, end behaviour, interpolation: the
+// fields of BindOptions) applied to a track, in one place: the driver's bindings, the soft
+// followers and the characters' targets all sample their tracks through these.
 
 #include <odemocap/interpolation.hpp>
 #include <odemocap/kinematic_driver.hpp>
 #include <odemocap/track.hpp>
 
+#include <cmath>
 #include <string>
 
 namespace odemocap::detail {
@@ -22,29 +24,36 @@ inline Pose compose(const Pose& a, const Pose& b) {
   return {a.p + rotate(a.q, b.p), a.q * b.q};
 }
 
-class TimedTrack {
-public:
-  /// Copies `track`; validates the timing (check_timing).
-  TimedTrack(const Track& track, const Pose& offset, double time_offset, double playback_rate,
-             TrackEnd at_end, Interp interp, const char* function);
+/// Whether a pose is the identity (q or -q: the same rotation).
+inline bool is_identity(const Pose& p) {
+  return norm(p.p) == 0.0 && std::fabs(p.q.w) == 1.0;
+}
 
-  /// Track time (s) at driver time t.
-  double track_time(double t) const { return time_offset_ + rate_ * t; }
+/// Track time (s) at driver time t.
+inline double track_time(const BindOptions& o, double t) {
+  return o.time_offset + o.playback_rate * t;
+}
+
+inline OutOfRange out_of_range(const BindOptions& o) {
+  return o.at_end == TrackEnd::Loop ? OutOfRange::Loop : OutOfRange::Clamp;
+}
+
+/// The track's pose at driver time t under `o`'s timing (o.offset not applied).
+inline Pose sample_timed(const Track& track, const BindOptions& o, double t) {
+  return track.sample(track_time(o, t), o.interp, out_of_range(o));
+}
+
+/// A track (copied) with the timing and offset of a binding: what a soft follower samples.
+struct TimedTrack {
+  Track track;
+  BindOptions timing; ///< its speed limits unused
+
   /// The pose asked for at driver time t (s), offset included.
-  Pose at(double t) const;
+  Pose at(double t) const { return compose(sample_timed(track, timing, t), timing.offset); }
   /// TrackEnd::Release and driver time t is past the last sample.
   bool released(double t) const {
-    return at_end_ == TrackEnd::Release && track_time(t) > track_.end_time();
+    return timing.at_end == TrackEnd::Release && track_time(timing, t) > track.end_time();
   }
-  const Track& track() const { return track_; }
-
-private:
-  Track track_;
-  Pose offset_;
-  double time_offset_;
-  double rate_;
-  TrackEnd at_end_;
-  Interp interp_;
 };
 
 } // namespace odemocap::detail

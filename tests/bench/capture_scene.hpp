@@ -20,10 +20,20 @@ inline std::string capture_path() {
   return std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
 }
 
+using Clock = std::chrono::steady_clock;
+constexpr double k_h = 1.0 / 120; ///< the benchmarks' step (s)
+
 /// Seconds between two steady-clock times.
-inline double seconds(std::chrono::steady_clock::time_point a,
-                      std::chrono::steady_clock::time_point b) {
+inline double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+/// A CMU BVH in metres, Z up.
+inline Capture load_cmu(const std::string& bvh_path) {
+  LoadOptions load;
+  load.length_scale = 0.0254 / 0.45; // CMU units to metres
+  load.up_axis = Axis::Z;
+  return load_capture(bvh_path, load);
 }
 
 class CaptureScene {
@@ -34,10 +44,7 @@ public:
     dWorldSetGravity(world, 0, 0, -9.81);
     space = dHashSpaceCreate(nullptr);
     contacts = dJointGroupCreate(0);
-    LoadOptions load;
-    load.length_scale = 0.0254 / 0.45; // CMU units to metres
-    load.up_axis = Axis::Z;
-    capture = load_capture(bvh_path, load);
+    capture = load_cmu(bvh_path);
     driver = std::make_unique<KinematicDriver>(world);
     character = std::make_unique<Character>(world, space, capture);
     BindOptions options;

@@ -10,17 +10,13 @@
 
 namespace {
 
-using odemocap::bench::capture_path;
-using odemocap::bench::CaptureScene;
-using odemocap::bench::seconds;
-using Clock = std::chrono::steady_clock;
-constexpr double k_h = 1.0 / 120;
+using namespace odemocap::bench;
 
 double step(CaptureScene& scene) {
   const Clock::time_point t0 = Clock::now();
   scene.driver->prestep(k_h);
   scene.collide_and_step(k_h);
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  return seconds(t0, Clock::now());
 }
 
 /// Each iteration steps both scenes, alternating which goes first; the benchmark's time is the

@@ -10,11 +10,7 @@
 
 namespace {
 
-using odemocap::bench::capture_path;
-using odemocap::bench::CaptureScene;
-using odemocap::bench::seconds;
-using Clock = std::chrono::steady_clock;
-constexpr double k_h = 1.0 / 120;
+using namespace odemocap::bench;
 
 /// The simulation loop with each phase timed on its own. The benchmark's time is the whole
 /// step; the counters give prestep (in the caches ODE's step leaves behind) per step, per body
@@ -71,10 +67,7 @@ BENCHMARK(prestep_warm_31_bodies)->UseManualTime()->Unit(benchmark::kMicrosecond
 void prestep_warm_31_sources(benchmark::State& state) {
   dInitODE2(0);
   dWorldID world = dWorldCreate();
-  odemocap::LoadOptions load;
-  load.length_scale = 0.0254 / 0.45;
-  load.up_axis = odemocap::Axis::Z;
-  const odemocap::Capture capture = odemocap::load_capture(capture_path(), load);
+  const odemocap::Capture capture = load_cmu(capture_path());
   odemocap::KinematicDriver driver(world);
   odemocap::BindOptions options;
   options.at_end = odemocap::TrackEnd::Loop;

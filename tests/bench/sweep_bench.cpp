@@ -9,11 +9,7 @@
 
 namespace {
 
-using odemocap::bench::capture_path;
-using odemocap::bench::CaptureScene;
-using odemocap::bench::seconds;
-using Clock = std::chrono::steady_clock;
-constexpr double k_h = 1.0 / 120;
+using namespace odemocap::bench;
 
 void guard_31_bones_100_boxes(benchmark::State& state) {
   CaptureScene scene(capture_path(), 100);

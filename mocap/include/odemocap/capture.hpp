@@ -15,6 +15,9 @@ namespace odemocap {
 /// A world axis.
 enum class Axis { X, Y, Z };
 
+/// The unit vector along `axis`.
+Vec3 axis_vector(Axis axis);
+
 /// Metadata of a capture.
 struct CaptureInfo {
   std::string source;      ///< file path or a description of where the data came from
@@ -29,8 +32,8 @@ struct CaptureInfo {
   /// Where unit_in_metres came from: "declared" (the file says), "given"
   /// (LoadOptions::unit_in_metres), "inferred" (see the notes for the evidence) or "" (unknown).
   std::string unit_source;
-  double length_scale = 1.0;     ///< factor applied to the file's numbers to get stored positions
-  Axis up_axis = Axis::Z;        ///< world axis pointing up in the stored positions
+  double length_scale = 1.0; ///< factor applied to the file's numbers to get stored positions
+  Axis up_axis = Axis::Z;    ///< world axis pointing up in the stored positions
   /// The file's up axis (before LoadOptions::up_axis turned it) and where it came from:
   /// "declared" (the file says, e.g. C3D POINT:Y_SCREEN), "format" (the format's fixed
   /// convention: Motive, TRC and ASF Y; Qualisys, Vicon, MVNX and generic CSV Z), or
@@ -48,6 +51,9 @@ struct CaptureInfo {
   /// Whether stored positions are metres: the file's unit is known and no further scale was
   /// asked for (LoadOptions::length_scale 1).
   bool in_metres() const;
+  /// Metres per stored length unit: 1 when in_metres(), unit_in_metres / length_scale when the
+  /// file's unit is known, 0 when it is not.
+  double metres_per_unit() const;
   /// Label of the stored length unit: "m" when in_metres(), otherwise "length units".
   const char* length_label() const { return in_metres() ? "m" : "length units"; }
 };

@@ -29,10 +29,6 @@ std::string locate(const std::string& path, std::size_t line, std::size_t column
   return where + ": " + message;
 }
 
-Vec3 axis_vector(Axis axis) {
-  return axis == Axis::X ? Vec3{1, 0, 0} : axis == Axis::Y ? Vec3{0, 1, 0} : Vec3{0, 0, 1};
-}
-
 std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {

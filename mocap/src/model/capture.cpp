@@ -3,6 +3,10 @@
 
 namespace odemocap {
 
+Vec3 axis_vector(Axis axis) {
+  return axis == Axis::X ? Vec3{1, 0, 0} : axis == Axis::Y ? Vec3{0, 1, 0} : Vec3{0, 0, 1};
+}
+
 const Track* Capture::find_track(std::string_view name) const& {
   const auto it = index_.find(name);
   return it == index_.end() ? nullptr : &tracks_[it->second];
@@ -22,6 +26,13 @@ const Track& Capture::track(std::string_view name) const& {
 
 bool CaptureInfo::in_metres() const {
   return unit_in_metres > 0.0 && length_scale == unit_in_metres;
+}
+
+double CaptureInfo::metres_per_unit() const {
+  if (in_metres()) {
+    return 1.0;
+  }
+  return unit_in_metres > 0.0 ? unit_in_metres / length_scale : 0.0;
 }
 
 void Capture::scale_positions(double factor) {

@@ -9,15 +9,9 @@
 namespace odemocap {
 namespace {
 
-double height(const Vec3& p, Axis up) {
-  return up == Axis::X ? p.x : up == Axis::Y ? p.y : p.z;
-}
-
-/// The part of v across the up axis: the speed along the ground.
-double ground_speed(const Vec3& v, Axis up) {
-  return up == Axis::X   ? std::hypot(v.y, v.z)
-         : up == Axis::Y ? std::hypot(v.x, v.z)
-                         : std::hypot(v.x, v.y);
+/// The length of v across the unit `up`: along the ground.
+double across(const Vec3& v, const Vec3& up) {
+  return norm(v - dot(v, up) * up);
 }
 
 void check(const FootfallOptions& o) {
@@ -41,9 +35,10 @@ std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOpt
   if (valid.size() < 2) {
     return out;
   }
+  const Vec3 u = axis_vector(up);
   double ground = INFINITY;
   for (std::size_t i : valid) {
-    ground = std::fmin(ground, height(foot.position(i), up));
+    ground = std::fmin(ground, dot(foot.position(i), u));
   }
   const double to_m = options.metres_per_unit;
   bool planted = false;
@@ -66,8 +61,8 @@ std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOpt
       continue;
     }
     // Speed over the interval, height at its end, both in metres.
-    const double speed = ground_speed(foot.position(b) - foot.position(a), up) / dt * to_m;
-    const double lift = (height(foot.position(b), up) - ground) * to_m;
+    const double speed = across(foot.position(b) - foot.position(a), u) / dt * to_m;
+    const double lift = (dot(foot.position(b), u) - ground) * to_m;
     if (!planted && speed < options.speed_on && lift < options.height_on) {
       planted = true;
       current.start = foot.time(a);

@@ -148,7 +148,8 @@ public:
 
 private:
   const Bone& named(std::string_view name, const char* function) const;
-  void check_driver(KinematicDriver& driver, const char* function);
+  /// Refuses another world's driver, a second drive, or a timing offset other than identity.
+  void check_driver(KinematicDriver& driver, const BindOptions& timing, const char* function);
 
   /// Puts every body on its pose at driver time 0, at rest, before the driver takes over.
   void place_at_start();
