@@ -9,10 +9,7 @@
 namespace odemocap::replay {
 namespace {
 
-struct Row {
-  const char* label;
-  std::function<std::string(const Metrics&)> value;
-};
+using Row = TableRow<Metrics>;
 
 std::string yes_no(bool v) {
   return v ? "yes" : "no";
@@ -97,20 +94,8 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Met
       out << "no chain: " << m.no_chain_reason << " (hand lock and chain figures omitted)\n";
     }
   }
-  const std::size_t label_width = 40;
-  const std::size_t column_width = 14;
-  out << pad("drive", label_width);
-  for (const Metrics& m : runs) {
-    out << pad(m.mode, column_width);
-  }
-  out << '\n';
-  for (const Row& row : rows()) {
-    out << pad(row.label, label_width);
-    for (const Metrics& m : runs) {
-      out << pad(row.value(m), column_width);
-    }
-    out << '\n';
-  }
+  print_table(
+      out, "drive", runs, [](const Metrics& m) { return m.mode; }, rows(), 40, 14);
 }
 
 std::string to_json(const RunInfo& info, const std::vector<Metrics>& runs) {

@@ -181,38 +181,30 @@ void print_strike_summary(std::ostream& out, const std::vector<StrikeMetrics>& r
   out << "strike: a 0.8 m bat swung at 30 rad/s, captured at 120 Hz, through " << k_balls
       << " balls of 4 cm on tees, one turn; simulation at " << format("%g", rate)
       << " Hz, dWorldQuickStep; restitution " << format("%g", k_restitution) << "\n";
-  const std::size_t label = 48;
-  const std::size_t column = 20;
-  out << pad("", label);
-  for (const StrikeMetrics& m : runs) {
-    out << pad(m.label, column);
-  }
-  out << "\n";
-  const auto row = [&](const char* name, auto value) {
-    out << pad(name, label);
-    for (const StrikeMetrics& m : runs) {
-      out << pad(value(m), column);
-    }
-    out << "\n";
+  using Row = TableRow<StrikeMetrics>;
+  const auto of_balls = [](int n, const StrikeMetrics& m) {
+    return std::to_string(n) + " of " + std::to_string(m.balls);
   };
-  row("steps", [](const StrikeMetrics& m) { return std::to_string(m.steps); });
-  row("balls touched", [](const StrikeMetrics& m) {
-    return std::to_string(m.balls_hit) + " of " + std::to_string(m.balls);
-  });
-  row("balls struck (launched at >= 80% of estimate)", [](const StrikeMetrics& m) {
-    return std::to_string(m.balls_struck) + " of " + std::to_string(m.balls);
-  });
-  row("speculative contacts",
-      [](const StrikeMetrics& m) { return std::to_string(m.speculative_contacts); });
-  row("launch speed / estimate, mean (min-max)", [](const StrikeMetrics& m) {
-    return m.balls_hit == 0
-               ? std::string("-")
-               : format("%.2f", m.launch_ratio_mean) + " (" + format("%.2f", m.launch_ratio_min) +
-                     "-" + format("%.2f", m.launch_ratio_max) + ")";
-  });
-  row("NaN values", [](const StrikeMetrics& m) { return std::to_string(m.nan_values); });
-  row("step time mean (us)",
-      [](const StrikeMetrics& m) { return format("%.1f", m.step_time_mean_us); });
+  const std::vector<Row> rows = {
+      {"steps", [](const StrikeMetrics& m) { return std::to_string(m.steps); }},
+      {"balls touched", [&](const StrikeMetrics& m) { return of_balls(m.balls_hit, m); }},
+      {"balls struck (launched at >= 80% of estimate)",
+       [&](const StrikeMetrics& m) { return of_balls(m.balls_struck, m); }},
+      {"speculative contacts",
+       [](const StrikeMetrics& m) { return std::to_string(m.speculative_contacts); }},
+      {"launch speed / estimate, mean (min-max)",
+       [](const StrikeMetrics& m) {
+         return m.balls_hit == 0 ? std::string("-")
+                                 : format("%.2f", m.launch_ratio_mean) + " (" +
+                                       format("%.2f", m.launch_ratio_min) + "-" +
+                                       format("%.2f", m.launch_ratio_max) + ")";
+       }},
+      {"NaN values", [](const StrikeMetrics& m) { return std::to_string(m.nan_values); }},
+      {"step time mean (us)",
+       [](const StrikeMetrics& m) { return format("%.1f", m.step_time_mean_us); }},
+  };
+  print_table(
+      out, "", runs, [](const StrikeMetrics& m) { return m.label; }, rows, 48, 20);
 }
 
 std::string strike_json(const std::vector<StrikeMetrics>& runs, double rate) {
