@@ -9,8 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,8 +25,7 @@ using namespace odemocap::replay;
 
 /// The bundled capture: installed beside the program (<prefix>/share/odemocap/data, found from
 /// the program's own location, so an installed tree can move), else the source tree's.
-std::string default_capture() {
-  const char* relative = "cmu/131_03.bvh";
+std::string bundled(const char* relative) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -39,9 +40,16 @@ std::string default_capture() {
   return std::filesystem::exists(source, ec) ? source.string() : std::string("data/") + relative;
 }
 
+std::string default_capture() {
+  return bundled("cmu/131_03.bvh");
+}
+
 struct Arguments {
   std::string scene = "capture";
   std::string capture = default_capture();
+  std::string walk = bundled("cmu/35_07.bvh");
+  std::string run = bundled("cmu/35_24.bvh");
+  double ramp = 3.0;
   std::string unit; // empty: the file's, else inferred
   std::string drive = "geodesic";
   bool compare = false;
@@ -56,14 +64,68 @@ struct Arguments {
 };
 
 /// Every capture in metres, Z up: the scene (floor, props, tray, chain) is built in metres.
-Capture load(const Arguments& args) {
+Capture load(const Arguments& args, const std::string& path) {
   LoadOptions options;
   options.up_axis = Axis::Z;
   options.to_metres = true;
   if (!args.unit.empty()) {
     options.unit_in_metres = *parse_length_unit(args.unit);
   }
-  return load_capture(args.capture, options);
+  return load_capture(path, options);
+}
+
+/// The walk/run blend scene's capture: a gait cycle cut from each file (after its first frame,
+/// which CMU's conversions fill with the rest pose), blended while the speed ramps from the
+/// walk's to the run's (1 s of walk, --ramp seconds of ramp, 1.5 s of run), baked at 240 Hz
+/// with the walk's skeleton so the Character and the props are built as for a capture.
+Capture bake_blend(const Arguments& args) {
+  const Capture walk = load(args, args.walk);
+  const Capture run = load(args, args.run);
+  std::vector<LoopClip> clips;
+  for (const Capture* capture : {&walk, &run}) {
+    LoopClipOptions cut;
+    const Track& first = capture->tracks().front();
+    cut.start_time = first.start_time() + 0.5 * first.median_interval();
+    clips.emplace_back(*capture, cut);
+  }
+  ClipBlend blend(std::move(clips));
+  const LoopClip& w = blend.clips().front();
+  const LoopClip& r = blend.clips().back();
+  std::printf("walk/run blend: %s walks %.2f m/s (cycle %.3f s, footfalls at %.3f s), %s runs "
+              "%.2f m/s (cycle %.3f s, footfalls at %.3f s); speed ramps over %.1f s\n",
+              args.walk.c_str(), w.speed(), w.duration(), w.events().back(), args.run.c_str(),
+              r.speed(), r.duration(), r.events().back(), args.ramp);
+  const double rate = 240.0;
+  const double walking = 1.0, running = 1.5;
+  const double total = walking + args.ramp + running;
+  CaptureInfo info;
+  info.source = "blend of " + args.walk + " and " + args.run;
+  info.format = "blend";
+  info.frame_rate = rate;
+  info.length_unit = "m";
+  info.unit_in_metres = 1.0;
+  info.unit_source = "given";
+  info.up_axis = Axis::Z;
+  Capture out(info);
+  std::vector<Track> tracks;
+  for (const std::string& bone : w.bones()) {
+    tracks.emplace_back(bone);
+  }
+  const auto frames = static_cast<long>(std::lround(total * rate));
+  for (long k = 0; k <= frames; ++k) {
+    const double t = static_cast<double>(k) / rate;
+    const double u = std::clamp((t - walking) / args.ramp, 0.0, 1.0);
+    blend.set_speed(w.speed() + u * (r.speed() - w.speed()));
+    const std::vector<Pose>& poses = k == 0 ? blend.poses() : blend.advance_to(t);
+    for (std::size_t b = 0; b < tracks.size(); ++b) {
+      tracks[b].append(t, poses[b]);
+    }
+  }
+  for (Track& track : tracks) {
+    out.add_track(std::move(track));
+  }
+  out.set_skeleton(*walk.skeleton());
+  return out;
 }
 
 std::string units_of(const CaptureInfo& info) {
@@ -114,7 +176,7 @@ int finish(const Arguments& args, const std::string& json, const std::vector<Run
 
 int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives) {
   RunInfo info;
-  info.capture = args.capture;
+  info.capture = capture.info().format == "blend" ? capture.info().source : args.capture;
   info.format = capture.info().format;
   info.tracks = capture.tracks().size();
   info.capture_seconds = capture_end(capture) - capture_start(capture);
@@ -179,12 +241,21 @@ int main(int argc, char** argv) {
   app.add_option("--scene", args.scene,
                  "capture: the capture against props (default); strike: a captured bat swung "
                  "at 30 rad/s through balls, with the sweep guard and without, side by side "
-                 "(120 Hz unless --rate is given, 1 s headless unless --seconds is)")
-      ->check(CLI::IsMember({"capture", "strike"}))
+                 "(120 Hz unless --rate is given, 1 s headless unless --seconds is); blend: a "
+                 "walk/run blend (--walk, --run) whose speed ramps from walk to run over --ramp "
+                 "seconds, against props")
+      ->check(CLI::IsMember({"capture", "strike", "blend"}))
       ->capture_default_str();
   app.add_option("--capture", args.capture,
                  "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, "
                  "Vicon Nexus CSV, OpenSim TRC)")
+      ->capture_default_str();
+  app.add_option("--walk", args.walk, "blend scene: the walk (BVH of one skeleton)")
+      ->capture_default_str();
+  app.add_option("--run", args.run, "blend scene: the run (BVH of the walk's skeleton)")
+      ->capture_default_str();
+  app.add_option("--ramp", args.ramp, "blend scene: seconds over which the speed ramps up")
+      ->check(CLI::Range(0.1, 1000.0))
       ->capture_default_str();
   app.add_option("--unit", args.unit,
                  "length unit of the file's numbers: m, dm, cm, mm, in, ft, cmu or metres per "
@@ -240,7 +311,9 @@ int main(int argc, char** argv) {
     drives = {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft};
   }
   try {
-    const Capture capture = strike ? Capture(CaptureInfo{}) : load(args);
+    const Capture capture = strike                  ? Capture(CaptureInfo{})
+                            : args.scene == "blend" ? bake_blend(args)
+                                                    : load(args, args.capture);
     if (args.headless) {
       return run_headless(capture, args, drives);
     }

@@ -405,10 +405,16 @@ TEST_F(Validate, GlobsRealCapturesAndNothingReadable) {
   EXPECT_EQ(real.status, 0) << real.err;
   for (const auto& [file, report] : by_file(real.out)) {
     for (const nlohmann::json& x : report["findings"]) {
-      EXPECT_NE(x["check"], "linear-speed-spike") << file; // a walk and a hop, in metres
+      if (file.find("/131_") != std::string::npos) {
+        EXPECT_NE(x["check"], "linear-speed-spike") << file; // a walk and a hop, in metres
+      } else if (x["check"] == "linear-speed-spike") {
+        // Subject 35's files open with the converter's rest pose: the only jump is out of it.
+        EXPECT_EQ(x["first"], 0) << file;
+        EXPECT_EQ(x["last"], 1) << file;
+      }
     }
   }
-  EXPECT_EQ(by_file(real.out).size(), 2u);
+  EXPECT_EQ(by_file(real.out).size(), 4u);
   const auto empty = dir_ / "empty";
   std::filesystem::create_directories(empty);
   const Outcome none = run("validate '" + empty.string() + "'");
@@ -530,10 +536,9 @@ TEST_F(Validate, TheSharedCapturesReportFitsOnOneScreen) {
   EXPECT_EQ(j["summary"]["with_findings"], 6);
   EXPECT_EQ(j["summary"]["clean"], 1);
   // CMU BVH in metres by default: no linear-speed flood (there were 554 in file units).
-  const Outcome in_file_units =
-      run("validate --format json --file-units '" + odemocap::test::repo_data("cmu") + "'");
-  const Outcome in_metres =
-      run("validate --format json '" + odemocap::test::repo_data("cmu") + "'");
+  const std::string subject_131 = odemocap::test::repo_data("cmu") + "/131_*.bvh";
+  const Outcome in_file_units = run("validate --format json --file-units '" + subject_131 + "'");
+  const Outcome in_metres = run("validate --format json '" + subject_131 + "'");
   const auto linear = [](const std::string& out) {
     std::size_t n = 0;
     const nlohmann::json report = nlohmann::json::parse(out);

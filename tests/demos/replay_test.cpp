@@ -205,6 +205,22 @@ TEST(ReplayStrike, WithTheGuardEveryBallIsStruckWithoutItManyAreNot) {
   fs::remove_all(dir);
 }
 
+TEST(ReplayBlend, AWalkRampingToARunKicksThePropsWithBodiesOnTheBlend) {
+  const fs::path dir = scratch("blend");
+  const Outcome r =
+      run(dir, "--scene blend --headless --metrics '" + (dir / "m.json").string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("walks 1.29 m/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("runs 3.56 m/s"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "m.json"));
+  const auto& run0 = j.at("runs").at(0);
+  EXPECT_EQ(run0.at("nan_values"), 0);
+  EXPECT_EQ(run0.at("teleports"), 0);
+  EXPECT_LT(run0.at("track_error_max_m").get<double>(), 1e-9);
+  EXPECT_GE(run0.at("props_moved").get<int>(), 5);
+  fs::remove_all(dir);
+}
+
 TEST(ReplayOutputs, ScratchDirectoriesOfOneNameNeverCollide) {
   // Named after GoogleTest's seed (the time in ms), two test processes started together under
   // ctest -j shared one directory and deleted each other's files.

@@ -1,6 +1,7 @@
 // The driver follows any PoseSource with the same exact velocities as a Track: functions of
 // time (a blend, a procedure) land exactly on their poses, a TrackSource drives as the track
 // itself does, gaps and invalid poses hold the body still and are counted.
+#include "support/data_paths.hpp"
 #include "support/error_message.hpp"
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -52,6 +54,47 @@ TEST(PoseSource, AFunctionOfTimeIsFollowedExactlyAtAnyStep) {
   EXPECT_LT(worst_m, 1e-12);
   EXPECT_LT(worst_rad, 1e-12);
   EXPECT_GT(sampled_m, 1e-5);
+}
+
+TEST(PoseSource, BodiesFollowAWalkRunBlendWhileItsWeightRamps) {
+  // Every bone of CMU 35's walk/run blend on a kinematic body; b ramps from walk to run while
+  // the world steps, and each body lands on its bone's blended pose.
+  LoadOptions load;
+  load.up_axis = Axis::Z;
+  load.to_metres = true;
+  LoopClipOptions cut;
+  cut.start_time = 0.005;
+  const Capture run_capture = load_capture(test::repo_data("cmu/35_24.bvh"), load);
+  const Capture walk_capture = load_capture(test::repo_data("cmu/35_07.bvh"), load);
+  const LoopClip run(run_capture, cut);
+  cut.cycle = 1;
+  const LoopClip walk(walk_capture, cut);
+  auto blend = std::make_shared<ClipBlend>(std::vector<LoopClip>{walk, run});
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  std::vector<dBodyID> bodies;
+  for (std::size_t b = 0; b < walk.bones().size(); ++b) {
+    bodies.push_back(dBodyCreate(scene.world));
+    driver.bind(bodies.back(), ClipBlend::bone_source(blend, b));
+  }
+  const double h = 1.0 / 240;
+  double worst_m = 0.0, worst_rad = 0.0;
+  for (int i = 0; i < 4 * 240; ++i) {
+    blend->set_weight(std::clamp((driver.time() - 0.5) / 3.0, 0.0, 1.0));
+    driver.prestep(h);
+    scene.step(h);
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      Pose want;
+      ASSERT_TRUE(blend->pose(b, driver.time(), want));
+      worst_m = std::fmax(worst_m, norm(body_pose(bodies[b]).p - want.p));
+      worst_rad = std::fmax(worst_rad, angle_between(body_pose(bodies[b]).q, want.q));
+    }
+  }
+  std::printf("  %zu bodies on a walk/run blend, b 0 -> 1 in 3 s: %.1e m, %.1e rad off\n",
+              bodies.size(), worst_m, worst_rad);
+  EXPECT_LT(worst_m, 1e-9);
+  EXPECT_LT(worst_rad, 1e-6);
+  EXPECT_EQ(blend->weight(), 1.0);
 }
 
 TEST(PoseSource, ATrackSourceDrivesAsTheTrackItselfDoes) {

@@ -2,11 +2,12 @@
 /// Umbrella header of odemocap's mocap layer (no ODE dependency).
 
 #include <odemocap/capture.hpp>
+#include <odemocap/clip_blend.hpp>
+#include <odemocap/cluster.hpp>
 #include <odemocap/error.hpp>
 #include <odemocap/euler.hpp>
 #include <odemocap/footfall.hpp>
 #include <odemocap/interpolation.hpp>
-#include <odemocap/cluster.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/pose_source.hpp>
