@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -74,11 +75,18 @@ Capture load(const Arguments& args, const std::string& path) {
   return load_capture(path, options);
 }
 
-/// The walk/run blend scene's capture: a gait cycle cut from each file (after its first frame,
-/// which CMU's conversions fill with the rest pose), blended while the speed ramps from the
-/// walk's to the run's (1 s of walk, --ramp seconds of ramp, 1.5 s of run), baked at 240 Hz
-/// with the walk's skeleton so the Character and the props are built as for a capture.
-Capture bake_blend(const Arguments& args) {
+/// The walk/run blend scene: a gait cycle cut from each file (after its first frame, which
+/// CMU's conversions fill with the rest pose), blended while the speed ramps from the walk's
+/// to the run's (1 s of walk, --ramp seconds of ramp, 1.5 s of run). `live` makes a fresh
+/// blend whose bones the character follows, its speed set before every step; `capture` is the
+/// same blend baked at 240 Hz with the walk's skeleton, what the scene (character, floor,
+/// props, tray) is built from and what the soft drive follows.
+struct BlendScene {
+  Capture capture;
+  std::function<LiveSources(const std::vector<std::string>&)> live;
+};
+
+BlendScene make_blend(const Arguments& args) {
   const Capture walk = load(args, args.walk);
   const Capture run = load(args, args.run);
   std::vector<LoopClip> clips;
@@ -88,43 +96,60 @@ Capture bake_blend(const Arguments& args) {
     cut.start_time = first.start_time() + 0.5 * first.median_interval();
     clips.emplace_back(*capture, cut);
   }
-  ClipBlend blend(std::move(clips));
-  const LoopClip& w = blend.clips().front();
-  const LoopClip& r = blend.clips().back();
+  const LoopClip& w = clips.front();
+  const LoopClip& r = clips.back();
   std::printf("walk/run blend: %s walks %.2f m/s (cycle %.3f s, footfalls at %.3f s), %s runs "
               "%.2f m/s (cycle %.3f s, footfalls at %.3f s); speed ramps over %.1f s\n",
               args.walk.c_str(), w.speed(), w.duration(), w.events().back(), args.run.c_str(),
               r.speed(), r.duration(), r.events().back(), args.ramp);
-  const double rate = 240.0;
   const double walking = 1.0, running = 1.5;
-  const double total = walking + args.ramp + running;
-  CaptureInfo info;
+  const double walk_speed = w.speed(), run_speed = r.speed(), ramp = args.ramp;
+  const auto speed = [=](double t) {
+    return walk_speed + std::clamp((t - walking) / ramp, 0.0, 1.0) * (run_speed - walk_speed);
+  };
+  BlendScene out;
+  out.live = [clips, speed](const std::vector<std::string>& names) {
+    auto blend = std::make_shared<ClipBlend>(clips);
+    LiveSources live;
+    for (const std::string& name : names) {
+      const int bone = blend->clips().front().find(name);
+      if (bone < 0) {
+        throw MocapError("replay: the blend has no bone '" + name + "'");
+      }
+      live.bones.push_back(ClipBlend::bone_source(blend, static_cast<std::size_t>(bone)));
+    }
+    live.before_step = [blend, speed](double t) { blend->set_speed(speed(t)); };
+    return live;
+  };
+  // The same blend baked: each step played at the speed of its start, as the live one is.
+  const double rate = 240.0;
+  CaptureInfo info = walk.info(); // units and scale of the walk's skeleton, which is reused
   info.source = "blend of " + args.walk + " and " + args.run;
   info.format = "blend";
   info.frame_rate = rate;
-  info.length_unit = "m";
-  info.unit_in_metres = 1.0;
-  info.unit_source = "given";
-  info.up_axis = Axis::Z;
-  Capture out(info);
+  info.notes.clear();
+  info.tolerated.clear();
+  out.capture = Capture(info);
+  ClipBlend blend(clips);
   std::vector<Track> tracks;
   for (const std::string& bone : w.bones()) {
     tracks.emplace_back(bone);
   }
-  const auto frames = static_cast<long>(std::lround(total * rate));
+  const auto frames = static_cast<long>(std::lround((walking + ramp + running) * rate));
   for (long k = 0; k <= frames; ++k) {
     const double t = static_cast<double>(k) / rate;
-    const double u = std::clamp((t - walking) / args.ramp, 0.0, 1.0);
-    blend.set_speed(w.speed() + u * (r.speed() - w.speed()));
-    const std::vector<Pose>& poses = k == 0 ? blend.poses() : blend.advance_to(t);
+    if (k > 0) {
+      blend.set_speed(speed(static_cast<double>(k - 1) / rate));
+      blend.advance_to(t);
+    }
     for (std::size_t b = 0; b < tracks.size(); ++b) {
-      tracks[b].append(t, poses[b]);
+      tracks[b].append(t, blend.poses()[b]);
     }
   }
   for (Track& track : tracks) {
-    out.add_track(std::move(track));
+    out.capture.add_track(std::move(track));
   }
-  out.set_skeleton(*walk.skeleton());
+  out.capture.set_skeleton(*walk.skeleton());
   return out;
 }
 
@@ -174,7 +199,8 @@ int finish(const Arguments& args, const std::string& json, const std::vector<Run
   return 0;
 }
 
-int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives) {
+int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives,
+                 const std::function<LiveSources(const std::vector<std::string>&)>& live) {
   RunInfo info;
   info.capture = capture.info().format == "blend" ? capture.info().source : args.capture;
   info.format = capture.info().format;
@@ -199,6 +225,7 @@ int run_headless(const Capture& capture, const Arguments& args, const std::vecto
     options.drive = drive;
     options.rate = args.rate;
     options.loop = args.loop;
+    options.live = live;
     ReplayScene scene(capture, options);
     const auto steps = static_cast<long>(std::lround(seconds * args.rate));
     for (long i = 0; i < steps; ++i) {
@@ -311,17 +338,22 @@ int main(int argc, char** argv) {
     drives = {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft};
   }
   try {
-    const Capture capture = strike                  ? Capture(CaptureInfo{})
-                            : args.scene == "blend" ? bake_blend(args)
-                                                    : load(args, args.capture);
+    BlendScene blend;
+    if (args.scene == "blend") {
+      blend = make_blend(args);
+    } else if (!strike) {
+      blend.capture = load(args, args.capture);
+    }
+    const Capture& capture = blend.capture;
     if (args.headless) {
-      return run_headless(capture, args, drives);
+      return run_headless(capture, args, drives, blend.live);
     }
 #ifdef ODEMOCAP_REPLAY_WINDOW
     SceneOptions scene;
     scene.drive = drives.front();
     scene.rate = args.rate;
-    scene.loop = true;
+    scene.loop = args.scene != "blend";
+    scene.live = blend.live;
     ViewerOptions view;
     view.screenshot = args.screenshot;
     view.frames = args.frames;

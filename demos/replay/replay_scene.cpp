@@ -263,6 +263,14 @@ void ReplayScene::build_character(const Capture& capture) {
       puppet.soft_root = FollowSettings{}; // every rigid body is a root
     }
     character_->drive_soft(*driver_, puppet);
+  } else if (options_.live) {
+    std::vector<std::string> names;
+    for (const Bone& bone : character_->bones()) {
+      names.push_back(bone.name);
+    }
+    LiveSources live = options_.live(names);
+    before_step_ = std::move(live.before_step);
+    character_->drive_sources(*driver_, std::move(live.bones), timing);
   } else {
     character_->drive_kinematic(*driver_, timing);
   }
@@ -498,6 +506,9 @@ bool ReplayScene::switch_drive(Drive drive) {
 void ReplayScene::step() {
   const auto start = std::chrono::steady_clock::now();
   contacts_this_step_ = 0;
+  if (before_step_) {
+    before_step_(driver_->time());
+  }
   driver_->prestep(h_);
   dSpaceCollide(space_, this, &near_callback);
   dWorldQuickStep(world_, h_);

@@ -11,6 +11,7 @@
 
 #include <ode/ode.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,11 +23,22 @@ namespace odemocap::replay {
 double capture_start(const Capture& capture);
 double capture_end(const Capture& capture);
 
+/// Poses from a live source instead of the capture's tracks (the walk/run blend): one pose
+/// source per bone, and what to do before each step at driver time t (s).
+struct LiveSources {
+  std::vector<std::shared_ptr<const PoseSource>> bones;
+  std::function<void(double)> before_step;
+};
+
 /// What the demo was asked to run.
 struct SceneOptions {
   Drive drive = Drive::Geodesic;
   double rate = 240.0; ///< simulation steps per second (independent of the capture rate)
   bool loop = false;   ///< loop the capture instead of holding its last pose
+  /// When set, made afresh for each scene from the character's bone names (in its order): a
+  /// kinematic drive follows these sources; the capture is still what the scene (character,
+  /// floor, props) is built from, and the soft drive follows its tracks.
+  std::function<LiveSources(const std::vector<std::string>&)> live;
 };
 
 /// Figures of one run; units in the names. A figure the scene cannot measure on a capture is
@@ -126,6 +138,7 @@ private:
   dJointGroupID contacts_;
   std::unique_ptr<KinematicDriver> driver_;
   std::unique_ptr<Character> character_;
+  std::function<void(double)> before_step_; ///< of the live sources, if any
   std::vector<Prop> props_;
   std::vector<dJointID> chain_balls_;
   const Track* root_ = nullptr;

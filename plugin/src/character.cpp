@@ -360,6 +360,13 @@ Pose Character::target(std::size_t bone, double t) const {
     throw PluginError("Character::target: no bone " + std::to_string(bone) + " (there are " +
                       std::to_string(bones_.size()) + ")");
   }
+  if (!sources_.empty()) {
+    Pose pose;
+    if (!sources_[bone]->pose(detail::track_time(timing_, t), pose)) {
+      return body_pose(bones_[bone].body);
+    }
+    return detail::compose(pose, bones_[bone].offset);
+  }
   return detail::compose(detail::sample_timed(tracks_[bone], timing_, t), bones_[bone].offset);
 }
 
@@ -390,12 +397,35 @@ void Character::place_at_start() {
 
 void Character::drive_kinematic(KinematicDriver& driver, const BindOptions& options) {
   check_driver(driver, options, "drive_kinematic");
+  bind_kinematic(driver, options);
+}
+
+void Character::drive_sources(KinematicDriver& driver,
+                              std::vector<std::shared_ptr<const PoseSource>> sources,
+                              const BindOptions& options) {
+  check_driver(driver, options, "drive_sources");
+  if (sources.size() != bones_.size()) {
+    throw PluginError("Character::drive_sources: one source per bone is needed (" +
+                      std::to_string(bones_.size()) + "), got " + std::to_string(sources.size()));
+  }
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (!sources[i]) {
+      throw PluginError("Character::drive_sources: the source of bone '" + bones_[i].name +
+                        "' is null");
+    }
+  }
+  sources_ = std::move(sources);
+  bind_kinematic(driver, options);
+}
+
+void Character::bind_kinematic(KinematicDriver& driver, const BindOptions& options) {
   timing_ = options;
   place_at_start();
   for (std::size_t i = 0; i < bones_.size(); ++i) {
     BindOptions bone = options;
     bone.offset = bones_[i].offset;
-    bindings_[i] = driver.bind(bones_[i].body, tracks_[i], bone);
+    bindings_[i] = sources_.empty() ? driver.bind(bones_[i].body, tracks_[i], bone)
+                                    : driver.bind(bones_[i].body, sources_[i], bone);
   }
   watch_ = std::make_unique<detail::DriverWatch>(driver);
   driven_ = true;

@@ -11,6 +11,7 @@
 #include <png.h>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -207,9 +208,25 @@ TEST(ReplayStrike, WithTheGuardEveryBallIsStruckWithoutItManyAreNot) {
 
 TEST(ReplayBlend, AWalkRampingToARunKicksThePropsWithBodiesOnTheBlend) {
   const fs::path dir = scratch("blend");
-  const Outcome r =
-      run(dir, "--scene blend --headless --metrics '" + (dir / "m.json").string() + "'");
+  const Outcome r = run(dir, "--scene blend --headless --metrics '" + (dir / "m.json").string() +
+                                 "' --trace '" + (dir / "trace.csv").string() + "'");
   ASSERT_EQ(r.status, 0) << r.err;
+  // A person's proportions: the head's body (its geom's centre) stays below 2 m. Built with the
+  // skeleton's End Site offsets taken as metres (they are CMU units), it was 0.9 m higher.
+  std::istringstream trace(slurp(dir / "trace.csv"));
+  std::string line;
+  double head_top = 0.0;
+  while (std::getline(trace, line)) {
+    if (line.find(",Head,") != std::string::npos) {
+      std::istringstream fields(line);
+      std::string field;
+      for (int k = 0; k < 6 && std::getline(fields, field, ','); ++k) {
+      }
+      head_top = std::max(head_top, std::stod(field));
+    }
+  }
+  EXPECT_GT(head_top, 1.4);
+  EXPECT_LT(head_top, 2.0);
   EXPECT_NE(r.out.find("walks 1.29 m/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("runs 3.56 m/s"), std::string::npos) << r.out;
   const nlohmann::json j = nlohmann::json::parse(slurp(dir / "m.json"));

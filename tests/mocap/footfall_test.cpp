@@ -81,6 +81,23 @@ TEST(Footfall, AGapEndsAStanceAndUnitsAreHonoured) {
   EXPECT_EQ(detect_stances(cm, Axis::Z, in_cm).size(), 3u);
 }
 
+TEST(Footfall, OneStrayLowSampleDoesNotSetTheGround) {
+  // A rest-pose frame first, 10 cm below the planted foot (as CMU's BVH conversions start).
+  const Track clean = gait();
+  Track stray("RightFoot");
+  stray.append(-1.0 / k_rate, {{0.0, 0.3, -0.05}, Quat{}});
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    stray.append(clean.time(i), clean.pose(i));
+  }
+  EXPECT_EQ(detect_stances(stray, Axis::Z).size(), 3u);
+  // The plain lowest point (what holding it for no time gives) puts the ground 10 cm too low:
+  // the planted foot is never near it.
+  FootfallOptions plain_minimum;
+  plain_minimum.min_duration = 0.0;
+  EXPECT_EQ(detect_stances(stray, Axis::Z, plain_minimum).size(), 0u);
+  EXPECT_EQ(detect_stances(clean, Axis::Z, plain_minimum).size(), 3u);
+}
+
 TEST(Footfall, InvalidOptionsAreRefused) {
   FootfallOptions inverted;
   inverted.speed_on = 1.0;
@@ -111,6 +128,26 @@ TEST(Footfall, TheCmuHopsFourFootTracksAreFoundAndEachLandsSeveralTimes) {
     }
     std::printf("\n");
     EXPECT_GE(stances.size(), 2u) << name;
+  }
+}
+
+TEST(Footfall, TheCmuRunLandsDespiteItsRestPoseFrame) {
+  LoadOptions load;
+  load.to_metres = true;
+  load.up_axis = Axis::Z;
+  const Capture capture = load_capture(test::repo_data("cmu/35_24.bvh"), load);
+  // Frame 0 is the converter's rest pose, its feet 10 cm below the running ones.
+  const auto left = detect_stances(capture.track("LeftFoot"), Axis::Z);
+  const auto right = detect_stances(capture.track("RightFoot"), Axis::Z);
+  ASSERT_EQ(left.size(), 2u);
+  ASSERT_EQ(right.size(), 2u);
+  EXPECT_NEAR(left[0].start, 0.367, 0.005);
+  EXPECT_NEAR(left[1].start, 1.108, 0.005);
+  EXPECT_NEAR(right[1].start, 0.733, 0.005);
+  for (const auto& stances : {left, right}) {
+    for (const Stance& s : stances) {
+      EXPECT_LT(s.end - s.start, 0.25); // a runner's short stances
+    }
   }
 }
 

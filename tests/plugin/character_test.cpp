@@ -300,6 +300,70 @@ TEST(Character, OneCallDrivesEveryBoneOnItsTrack) {
             std::string::npos);
 }
 
+TEST(Character, ItFollowsAWalkRunBlendThroughPoseSources) {
+  // CMU 35's walk and run as loops; the character is built from the walk and then driven by
+  // the blend's bones, its speed ramping from the walk's to the run's.
+  LoadOptions load;
+  load.up_axis = Axis::Z;
+  load.to_metres = true;
+  const Capture walk = load_capture(test::repo_data("cmu/35_07.bvh"), load);
+  const Capture run = load_capture(test::repo_data("cmu/35_24.bvh"), load);
+  LoopClipOptions cut;
+  cut.start_time = 0.005;
+  auto blend =
+      std::make_shared<ClipBlend>(std::vector<LoopClip>{LoopClip(walk, cut), LoopClip(run, cut)});
+  OdeScene scene;
+  scene.quick = true;
+  Character character(scene.world, scene.space, walk);
+  KinematicDriver driver(scene.world);
+  std::vector<std::shared_ptr<const PoseSource>> sources;
+  for (const Bone& bone : character.bones()) {
+    const int b = blend->clips()[0].find(bone.name);
+    ASSERT_GE(b, 0) << bone.name;
+    sources.push_back(ClipBlend::bone_source(blend, static_cast<std::size_t>(b)));
+  }
+  EXPECT_NE(test::error_message<PluginError>([&] {
+              character.drive_sources(driver, {sources.begin(), sources.end() - 1});
+            }).find("one source per bone"),
+            std::string::npos);
+  auto with_null = sources;
+  with_null[3] = nullptr;
+  EXPECT_NE(test::error_message<PluginError>([&] {
+              character.drive_sources(driver, with_null);
+            }).find("is null"),
+            std::string::npos);
+  character.drive_sources(driver, sources);
+  const double h = 1.0 / 240;
+  const double walk_speed = blend->clips()[0].speed(), run_speed = blend->clips()[1].speed();
+  double worst_m = 0, worst_rad = 0;
+  const Vec3 start = body_pose(character.body("Hips")).p;
+  for (int i = 0; i < 4 * 240; ++i) {
+    const double u = std::fmin(driver.time() / 3.0, 1.0);
+    blend->set_speed(walk_speed + u * (run_speed - walk_speed));
+    driver.prestep(h);
+    scene.step(h);
+    for (std::size_t b = 0; b < character.bones().size(); ++b) {
+      const Bone& bone = character.bones()[b];
+      // Independent of Character::target: the blend asked here, the offset composed here.
+      Pose joint;
+      ASSERT_TRUE(blend->pose(static_cast<std::size_t>(blend->clips()[0].find(bone.name)),
+                              driver.time(), joint));
+      const Pose body = body_pose(bone.body);
+      worst_m = std::fmax(worst_m, norm(body.p - (joint.p + rotate(joint.q, bone.offset.p))));
+      worst_rad = std::fmax(worst_rad, angle_between(body.q, joint.q));
+    }
+  }
+  const double travelled = norm(body_pose(character.body("Hips")).p - start);
+  std::printf("  character on a walk/run blend, 4 s: off its sources by %.1e m, %.1e rad; "
+              "travelled %.2f m\n",
+              worst_m, worst_rad, travelled);
+  EXPECT_LT(worst_m, 1e-9);
+  EXPECT_LT(worst_rad, 1e-9);
+  EXPECT_GT(travelled, 3.0 * walk_speed); // it sped up: 4 s at the walk's pace is less
+  const Pose target = character.target(0, driver.time());
+  EXPECT_LT(norm(target.p - body_pose(character.bones()[0].body).p), 1e-9);
+}
+
 // The character owns its bodies; the driver must not go on driving them once they are gone,
 // whichever of the two is destroyed first (ASan runs these in CI).
 TEST(Character, ItsBodiesLeaveTheDriverWithItAndADeadDriverIsNotTouched) {

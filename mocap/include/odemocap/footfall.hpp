@@ -21,13 +21,15 @@ struct Stance {
 /// by `metres_per_unit`). Every field has a default; detect_stances validates them.
 struct FootfallOptions {
   /// A foot lands when its speed falls below speed_on (m/s) while it is within height_on (m)
-  /// of the lowest point it reaches; it lifts when its speed exceeds speed_off or its height
-  /// height_off. on < off for both.
+  /// of the ground, the lowest height it holds for min_duration (so one stray low sample, a
+  /// rest-pose frame or a glitch, does not set it); it lifts when its speed exceeds speed_off
+  /// or its height height_off. on < off for both.
   double speed_on = 0.3;
   double speed_off = 0.6;
   double height_on = 0.06;
   double height_off = 0.10;
-  /// Stances shorter than this (s) are noise and dropped.
+  /// Stances shorter than this (s) are noise and dropped; also the time the foot must hold a
+  /// height for it to count as the ground.
   double min_duration = 0.05;
   /// Metres per stored length unit (1 for a capture in metres).
   double metres_per_unit = 1.0;

@@ -26,6 +26,35 @@ void check(const FootfallOptions& o) {
   }
 }
 
+/// The lowest height the foot holds for `hold` seconds: the least, over windows of valid
+/// samples spanning `hold`, of the window's highest sample. A stray sample below the floor (a
+/// rest-pose frame, a glitch) does not set the ground, as the plain minimum would.
+double ground_height(const Track& foot, const Vec3& up, double hold) {
+  const auto& valid = foot.valid_indices();
+  const auto height = [&](std::size_t i) { return dot(foot.position(valid[i]), up); };
+  const auto span = [&](std::size_t a, std::size_t b) {
+    return foot.time(valid[b]) - foot.time(valid[a]);
+  };
+  double ground = INFINITY;
+  for (std::size_t k = 0; k < valid.size(); ++k) {
+    double highest = height(k);
+    std::size_t j = k;
+    while (j + 1 < valid.size() && span(k, j) < hold) {
+      highest = std::fmax(highest, height(++j));
+    }
+    if (span(k, j) < hold) {
+      break; // what is left of the track is shorter than hold
+    }
+    ground = std::fmin(ground, highest);
+  }
+  if (ground == INFINITY) { // the whole track is shorter than hold: its lowest sample
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+      ground = std::fmin(ground, height(i));
+    }
+  }
+  return ground;
+}
+
 } // namespace
 
 std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOptions& options) {
@@ -36,10 +65,7 @@ std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOpt
     return out;
   }
   const Vec3 u = axis_vector(up);
-  double ground = INFINITY;
-  for (std::size_t i : valid) {
-    ground = std::fmin(ground, dot(foot.position(i), u));
-  }
+  const double ground = ground_height(foot, u, options.min_duration);
   const double to_m = options.metres_per_unit;
   bool planted = false;
   Stance current;

@@ -115,6 +115,14 @@ public:
   /// Binds every bone to `driver` (same world) as a kinematic body following its track (each
   /// bone with its own offset; `options.offset` must be the identity). Once per character.
   void drive_kinematic(KinematicDriver& driver, const BindOptions& options = {});
+  /// Binds every bone to a pose source instead of its track (sources[i] for bones()[i], e.g.
+  /// ClipBlend::bone_source for a walk/run blend of the capture's skeleton): kinematic, each
+  /// with its own offset, as drive_kinematic; target() asks the sources. Throws PluginError
+  /// for a count other than the bones', a null source, or what drive_kinematic refuses. Once
+  /// per character.
+  void drive_sources(KinematicDriver& driver,
+                     std::vector<std::shared_ptr<const PoseSource>> sources,
+                     const BindOptions& options = {});
   /// Makes the character a puppet: each bone is joined to its parent by a ball joint at the
   /// child joint and turned toward the captured relative orientation by an angular servo of
   /// bounded torque; roots are kinematic or soft followers. Once per character.
@@ -142,8 +150,9 @@ public:
   /// PuppetSettings::max_joint_speed because reaching the capture needed more: a flip in the
   /// data or a large deviation (puppets only).
   std::size_t rate_limited_steps(std::size_t bone) const;
-  /// The pose bone i's body is asked to have at driver time t (s): its track with the timing
-  /// given to drive_kinematic or drive_soft, and its offset.
+  /// The pose bone i's body is asked to have at driver time t (s): its track (or source) with
+  /// the timing given to drive_kinematic, drive_sources or drive_soft, and its offset; for a
+  /// source without a pose then, where the body is.
   Pose target(std::size_t bone, double t) const;
 
 private:
@@ -153,10 +162,13 @@ private:
 
   /// Puts every body on its pose at driver time 0, at rest, before the driver takes over.
   void place_at_start();
+  /// Binds every bone kinematically to its source (when drive_sources gave them) or track.
+  void bind_kinematic(KinematicDriver& driver, const BindOptions& options);
 
   dWorldID world_;
   std::vector<Bone> bones_;
   std::vector<Track> tracks_; ///< a copy of each bone's track, for target()
+  std::vector<std::shared_ptr<const PoseSource>> sources_; ///< drive_sources's, for target()
   std::vector<std::optional<KinematicDriver::BindingId>> bindings_;
   BindOptions timing_;
   bool driven_ = false;
