@@ -249,7 +249,7 @@ TEST(LoopClip, StartsOnTheCapturesFrameAndLoopsWithoutASeam) {
   for (std::size_t b = 0; b < poses.size(); ++b) {
     const Track& track = c.walk_capture.track(c.walk.bones()[b]);
     EXPECT_LT(norm(poses[b].p - track.position(a)), 1e-12) << c.walk.bones()[b];
-    EXPECT_LT(angle_between(poses[b].q, track.orientation(a)), 1e-7) << c.walk.bones()[b];
+    EXPECT_LT(angle_between(poses[b].q, track.orientation(a)), 1e-12) << c.walk.bones()[b];
   }
   // Across the seam the loop moves no more than in an ordinary frame of the cycle.
   for (const LoopClip* clip : {&c.walk, &c.run}) {
@@ -325,7 +325,7 @@ TEST(ClipBlend, ItsEndsReproduceTheClipsExactly) {
       }
     }
     EXPECT_LT(position, 1e-12) << clip.name();
-    EXPECT_LT(angle, 1e-7) << clip.name(); // acos near 1: 1e-7 rad is 1e-14 in the quaternion
+    EXPECT_LT(angle, 1e-12) << clip.name();
     std::printf("b = %d reproduces %s: %.1e m, %.1e rad over 3 s\n", end, clip.name().c_str(),
                 position, angle);
   }

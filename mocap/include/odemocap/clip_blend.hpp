@@ -164,9 +164,9 @@ Pose place(const GroundFrame& g, const Pose& local, const Vec3& up);
 /// and positions weighted), and every origin is moved by Delta = W_x^-1 W_b so the clips agree
 /// in the world. The character's target bone is W_b followed by the blended local pose.
 ///
-/// Pose sources: bone(i) is bone i's world pose at a time; the blend runs forward as the
-/// driver asks for later times (each new time is one step at the current b) and remembers the
-/// last few frames. Not thread-safe: use from the thread that steps the world.
+/// Pose sources: bone_source(blend, i) gives bone i's world pose at a time; the blend runs
+/// forward as the driver asks for later times (each new time is one step at the current b) and
+/// remembers the last four frames. Not thread-safe: use from the thread that steps the world.
 class ClipBlend {
 public:
   /// Throws MocapError for no clips, clips of different bones, target bones, units or up
