@@ -97,6 +97,62 @@ TEST(PoseSource, BodiesFollowAWalkRunBlendWhileItsWeightRamps) {
   EXPECT_EQ(blend->weight(), 1.0);
 }
 
+TEST(PoseSource, ABodyFollowsALiveStreamThroughItsJitterBuffer) {
+  // A tool streamed at 120 Hz with 2-7 ms of delivery delay (a fake local clock steps with
+  // the world at 240 Hz): the body lands on the pose the stream gives for the driver's next
+  // time, interpolated in the buffer or, for the newest data, extrapolated.
+  double now = 0.0;
+  LiveSourceSettings settings;
+  settings.clock = [&now] { return now; };
+  auto live = std::make_shared<LiveSource>("tool", settings);
+  OdeScene scene;
+  dBodyID body = dBodyCreate(scene.world);
+  KinematicDriver driver(scene.world);
+  const auto truth = [](double c) { return tumbling(c); };
+  std::uint64_t next = 0;
+  const auto deliver = [&] {
+    for (;; ++next) {
+      const double c = static_cast<double>(next) / 120.0;
+      const double arrives = c + 0.002 + 0.005 * (0.5 + 0.5 * std::sin(37.0 * c));
+      if (arrives > now) {
+        return;
+      }
+      live->push({c, arrives, next, truth(c), true});
+    }
+  };
+  const double h = 1.0 / 240;
+  deliver();
+  double worst_m = 0.0, worst_rad = 0.0;
+  for (int i = 0; i < 4 * 240; ++i) {
+    now = i * h;
+    deliver();
+    if (i == 2) {
+      driver.bind(body, live); // once two samples are in
+    }
+    if (i < 2) {
+      continue;
+    }
+    driver.prestep(h);
+    scene.step(h);
+    Pose want; // what the stream gave for the driver's new time (no data has come since)
+    ASSERT_TRUE(live->pose(driver.time(), want));
+    if (i > 24) { // after the first 0.1 s: the jitter buffer has its depth
+      worst_m = std::fmax(worst_m, norm(body_pose(body).p - want.p));
+      worst_rad = std::fmax(worst_rad, angle_between(body_pose(body).q, want.q));
+    }
+  }
+  const LiveStats stats = live->state().stats;
+  std::printf("  live stream: body %.1e m, %.1e rad off the stream; buffer %.1f ms; %zu samples, "
+              "%zu queries extrapolated (the driver asks one step ahead), %zu stale (before a "
+              "second sample)\n",
+              worst_m, worst_rad, 1e3 * live->state().delay, stats.received, stats.extrapolated,
+              stats.stale);
+  EXPECT_LE(stats.stale, 8u);
+  EXPECT_LT(worst_m, 1e-9);
+  EXPECT_LT(worst_rad, 1e-9);
+  EXPECT_FALSE(live->state().stale);
+}
+
 TEST(PoseSource, ATrackSourceDrivesAsTheTrackItselfDoes) {
   for (const TrackEnd end : {TrackEnd::Hold, TrackEnd::Loop}) {
     OdeScene scene;

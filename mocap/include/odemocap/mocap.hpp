@@ -8,6 +8,7 @@
 #include <odemocap/euler.hpp>
 #include <odemocap/footfall.hpp>
 #include <odemocap/interpolation.hpp>
+#include <odemocap/live_source.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/pose_source.hpp>
