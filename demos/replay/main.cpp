@@ -10,7 +10,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <thread>
 
 namespace {
 
@@ -62,6 +65,13 @@ struct Arguments {
   std::string trace;
   std::string screenshot;
   int frames = 60;
+  std::string live; // natnet or qtm: drive the captured bodies from a stream
+  std::string server = "127.0.0.1";
+  int port = -1;      // the protocol's
+  int data_port = -1; // the protocol's
+  std::string multicast;
+  std::string server_up; // the protocol's
+  double warmup = 1.0;   // s of stream the scene is built from
 };
 
 /// Every capture in metres, Z up: the scene (floor, props, tray, chain) is built in metres.
@@ -85,6 +95,82 @@ struct BlendScene {
   Capture capture;
   std::function<LiveSources(const std::vector<std::string>&)> live;
 };
+
+/// --live: the captured bodies follow a NatNet or QTM RT stream. The scene (bodies, floor,
+/// props) is built from the stream's first --warmup seconds, recorded, turned Z up; then each
+/// body follows its LiveSource (jitter buffer, capped extrapolation), steps paced to the wall
+/// clock. `report` prints what the network did.
+struct LiveScene {
+  BlendScene scene;
+  std::function<void()> report;
+};
+
+LiveScene make_live(const Arguments& args) {
+  LiveStreamSettings settings;
+  settings.protocol = parse_live_protocol(args.live);
+  settings.server = args.server;
+  settings.command_port = args.port;
+  settings.data_port = args.data_port;
+  settings.multicast = args.multicast;
+  settings.up_axis = Axis::Z;
+  if (!args.server_up.empty()) {
+    const char a = static_cast<char>(args.server_up[0] | 0x20);
+    settings.server_up_axis = a == 'x' ? Axis::X : a == 'y' ? Axis::Y : Axis::Z;
+  }
+  auto recorder = std::make_shared<LiveRecorder>();
+  auto warming = std::make_shared<std::atomic<bool>>(true);
+  settings.on_sample = [recorder, warming, record = recorder->on_sample()](
+                           const std::string& body, const LiveSample& sample) {
+    if (*warming) {
+      record(body, sample);
+    }
+  };
+  auto stream = std::make_shared<LiveStream>(settings);
+  std::printf("live: %s at %s; building the scene from %.1f s of stream\n",
+              stream->server_description().c_str(), args.server.c_str(), args.warmup);
+  std::this_thread::sleep_for(std::chrono::duration<double>(args.warmup));
+  *warming = false;
+  CaptureInfo info;
+  info.source = args.live + "://" + args.server;
+  info.format = args.live + "-live";
+  info.length_unit = "m";
+  info.unit_in_metres = 1.0;
+  info.unit_source = "declared";
+  info.up_axis = Axis::Z;
+  LiveScene out;
+  out.scene.capture = recorder->capture(info);
+  out.scene.live = [stream](const std::vector<std::string>& names) {
+    LiveSources live;
+    for (const std::string& name : names) {
+      live.bones.push_back(stream->body(name));
+    }
+    // Real time: a step waits for the wall clock (a window already keeps pace).
+    auto start = std::make_shared<std::chrono::steady_clock::time_point>();
+    live.before_step = [start](double t) {
+      if (*start == std::chrono::steady_clock::time_point{}) {
+        *start = std::chrono::steady_clock::now();
+      }
+      std::this_thread::sleep_until(*start +
+                                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(t)));
+    };
+    return live;
+  };
+  out.report = [stream] {
+    const LiveStreamStats s = stream->stats();
+    std::printf("live stream: %zu packets, %zu frames, %zu malformed\n", s.packets, s.frames,
+                s.malformed);
+    for (const std::string& body : stream->bodies()) {
+      const LiveState state = stream->body(body)->state();
+      const LiveStats& b = state.stats;
+      std::printf("  %-20s received %zu, lost %zu, reordered %zu, late %zu, extrapolated %zu, "
+                  "stale %zu queries%s; buffer %.1f ms\n",
+                  body.c_str(), b.received, b.lost, b.reordered, b.late, b.extrapolated, b.stale,
+                  state.stale ? " (stale now)" : "", state.delay * 1e3);
+    }
+  };
+  return out;
+}
 
 BlendScene make_blend(const Arguments& args) {
   const Capture walk = load(args, args.walk);
@@ -202,7 +288,8 @@ int finish(const Arguments& args, const std::string& json, const std::vector<Run
 int run_headless(const Capture& capture, const Arguments& args, const std::vector<Drive>& drives,
                  const std::function<LiveSources(const std::vector<std::string>&)>& live) {
   RunInfo info;
-  info.capture = capture.info().format == "blend" ? capture.info().source : args.capture;
+  info.capture =
+      capture.info().format == "blend" || !args.live.empty() ? capture.info().source : args.capture;
   info.format = capture.info().format;
   info.tracks = capture.tracks().size();
   info.capture_seconds = capture_end(capture) - capture_start(capture);
@@ -300,7 +387,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"geodesic", "linear", "teleport", "soft"}))
       ->capture_default_str();
   app.add_flag("--compare", args.compare, "run the scene with each drive, side by side");
-  app.add_option("--seconds", args.seconds, "simulated seconds (default: the capture's length)")
+  app.add_option("--seconds", args.seconds,
+                 "simulated seconds (default: the capture's length; live: 10)")
       ->check(CLI::Range(1e-3, 1e6));
   app.add_option("--rate", args.rate, "simulation steps per second (1 to 100000)")
       ->check(CLI::Range(1.0, 100000.0))
@@ -313,6 +401,24 @@ int main(int argc, char** argv) {
                  "window mode: render --frames frames, save the last as PNG, exit");
   app.add_option("--frames", args.frames, "frames to render before --screenshot (1 to 100000)")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--live", args.live,
+                 "drive the captured bodies from a live stream, natnet (OptiTrack Motive) or qtm "
+                 "(Qualisys QTM RT), in real time; the scene is built from its first --warmup "
+                 "seconds (try odemocap serve FILE in another terminal)")
+      ->check(CLI::IsMember({"natnet", "qtm"}));
+  app.add_option("--server", args.server, "live: the server's address")->capture_default_str();
+  app.add_option("--port", args.port, "live: the server's command port (NatNet 1510, QTM 22223)")
+      ->check(CLI::Range(1, 65535));
+  app.add_option("--data-port", args.data_port,
+                 "live, NatNet: local port frames arrive on (1511; 0: the command socket)")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--multicast", args.multicast, "live, NatNet: multicast group to join");
+  app.add_option("--server-up", args.server_up,
+                 "live: up axis of the server's frames (default NatNet y, QTM z)")
+      ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
+  app.add_option("--warmup", args.warmup, "live: seconds of stream the scene is built from")
+      ->check(CLI::Range(0.05, 60.0))
       ->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -337,22 +443,39 @@ int main(int argc, char** argv) {
   if (args.compare) {
     drives = {Drive::Geodesic, Drive::Linear, Drive::Teleport, Drive::Soft};
   }
+  if (!args.live.empty() && (args.drive == "soft" || args.compare || args.scene != "capture")) {
+    std::cerr << "odemocap-replay: --live drives the capture scene kinematically (no --compare, "
+                 "--drive soft or --scene)\n";
+    return 2;
+  }
+  if (!args.live.empty() && args.seconds <= 0) {
+    args.seconds = 10.0;
+  }
   try {
     BlendScene blend;
-    if (args.scene == "blend") {
+    std::function<void()> live_report;
+    if (!args.live.empty()) {
+      LiveScene live = make_live(args);
+      blend = std::move(live.scene);
+      live_report = std::move(live.report);
+    } else if (args.scene == "blend") {
       blend = make_blend(args);
     } else if (!strike) {
       blend.capture = load(args, args.capture);
     }
     const Capture& capture = blend.capture;
     if (args.headless) {
-      return run_headless(capture, args, drives, blend.live);
+      const int status = run_headless(capture, args, drives, blend.live);
+      if (live_report) {
+        live_report();
+      }
+      return status;
     }
 #ifdef ODEMOCAP_REPLAY_WINDOW
     SceneOptions scene;
     scene.drive = drives.front();
     scene.rate = args.rate;
-    scene.loop = args.scene != "blend";
+    scene.loop = args.scene != "blend" && args.live.empty();
     scene.live = blend.live;
     ViewerOptions view;
     view.screenshot = args.screenshot;

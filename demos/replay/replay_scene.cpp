@@ -504,11 +504,11 @@ bool ReplayScene::switch_drive(Drive drive) {
 }
 
 void ReplayScene::step() {
-  const auto start = std::chrono::steady_clock::now();
   contacts_this_step_ = 0;
-  if (before_step_) {
+  if (before_step_) { // outside the step time: a live scene waits here for the wall clock
     before_step_(driver_->time());
   }
+  const auto start = std::chrono::steady_clock::now();
   driver_->prestep(h_);
   dSpaceCollide(space_, this, &near_callback);
   dWorldQuickStep(world_, h_);

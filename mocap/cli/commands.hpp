@@ -2,6 +2,7 @@
 // The odemocap command-line tool's commands. Each returns the process exit status:
 // 0 success, 1 problems found, 2 usage error or nothing readable.
 
+#include <odemocap/live_stream.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/velocity.hpp>
 
@@ -23,11 +24,11 @@ struct ValidateCommand {
   std::vector<std::string> paths; ///< files, directories, glob patterns
   unsigned threads = 1;
   OutputFormat format = OutputFormat::Text;
-  bool strict = false;         ///< warnings fail too
+  bool strict = false;                      ///< warnings fail too
   ReportLevel report = ReportLevel::Checks; ///< text output per file
   std::size_t max_findings = 20; ///< lines printed per file in text; the rest are counted
-  std::size_t shard_index = 0; ///< this job's shard ...
-  std::size_t shard_count = 1; ///< ... of this many
+  std::size_t shard_index = 0;   ///< this job's shard ...
+  std::size_t shard_count = 1;   ///< ... of this many
 };
 
 /// What `odemocap info` was asked to do.
@@ -49,6 +50,28 @@ struct ConvertCommand {
   std::string cluster_file; ///< more definitions, one per line
   double max_rms = 0.005;   ///< fit residual above which a sample is flagged (m)
 };
+
+/// What `odemocap serve` was asked to do.
+struct ServeCommand {
+  std::string input;
+  StreamServerSettings server; ///< protocol, rate, loss, jitter, ports
+  double jitter_ms = 0.0;      ///< --jitter, converted into server.jitter
+};
+
+/// What `odemocap record` was asked to do.
+struct RecordCommand {
+  std::string output;
+  LiveStreamSettings stream; ///< protocol, server, ports
+  double duration = 10.0;    ///< s to record
+};
+
+/// `odemocap serve FILE --protocol natnet|qtm`: streams a capture as Motive or QTM would, in
+/// real time, until it ends (or Ctrl-C); 2 when the file cannot be served.
+int run_serve(const ServeCommand& command, const LoadOptions& load);
+
+/// `odemocap record --protocol natnet|qtm -o OUT`: writes what a server streams for a while as
+/// rigid-body CSV; 1 when nothing arrived, 2 when no server answered.
+int run_record(const RecordCommand& command);
 
 /// `odemocap convert IN -o OUT`: to rigid-body CSV, with optional repairs.
 int run_convert(const ConvertCommand& command, const LoadOptions& load);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -58,6 +59,12 @@ const CLI::Validator k_unit(
     },
     "UNIT");
 
+/// "x", "y" or "z" in either case (CLI11 has checked it is one of them).
+odemocap::Axis axis_of(const std::string& name) {
+  const char a = static_cast<char>(name[0] | 0x20);
+  return a == 'x' ? odemocap::Axis::X : a == 'y' ? odemocap::Axis::Y : odemocap::Axis::Z;
+}
+
 /// Loading options every command takes; captures are in metres unless --file-units.
 struct LoadFlags {
   std::string unit;
@@ -88,11 +95,49 @@ struct LoadFlags {
       load.unit_in_metres = *odemocap::parse_length_unit(unit);
     }
     if (!up.empty()) {
-      const char a = static_cast<char>(up[0] | 0x20);
-      load.up_axis = a == 'x'   ? odemocap::Axis::X
-                     : a == 'y' ? odemocap::Axis::Y
-                                : odemocap::Axis::Z;
+      load.up_axis = axis_of(up);
     }
+  }
+};
+
+/// The protocol, ports and up axis that serve (the server's side) and record (the client's)
+/// both take.
+struct LiveFlags {
+  explicit LiveFlags(bool serving_side) : serving(serving_side) {}
+
+  bool serving;
+  std::string protocol_name = "natnet";
+  std::string up;
+
+  void add_to(CLI::App* command, int& port, int& data_port, std::string& multicast) {
+    command->add_option("--protocol", protocol_name, "natnet or qtm (default natnet)")
+        ->check(CLI::IsMember({"natnet", "qtm"}));
+    command
+        ->add_option("--port", port,
+                     serving ? "command port (default NatNet 1510, QTM 22223; 0: any free port)"
+                             : "the server's command port (default NatNet 1510, QTM 22223)")
+        ->check(CLI::Range(serving ? 0 : 1, 65535));
+    command
+        ->add_option("--data-port", data_port,
+                     serving ? "NatNet: port frames go to (default 1511; 0: the client's "
+                               "command socket)"
+                             : "local port frames arrive on (NatNet default 1511; 0: the command "
+                               "socket; QTM: any free port)")
+        ->check(CLI::Range(0, 65535));
+    command->add_option("--multicast", multicast,
+                        std::string("NatNet: ") + (serving ? "send frames to" : "join") +
+                            " this multicast group (Motive's: 239.255.42.99)");
+    command
+        ->add_option(serving ? "--stream-up" : "--server-up", up,
+                     serving ? "up axis of the frames sent (x, y or z; default NatNet y, as "
+                               "Motive sends, QTM z)"
+                             : "up axis of the server's frames (x, y or z; default NatNet y, "
+                               "Motive's default, QTM z); the CSV is written Z up")
+        ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
+  }
+  odemocap::LiveProtocol protocol() const { return odemocap::parse_live_protocol(protocol_name); }
+  std::optional<odemocap::Axis> up_axis() const {
+    return up.empty() ? std::nullopt : std::optional<odemocap::Axis>(axis_of(up));
   }
 };
 
@@ -107,7 +152,8 @@ odemocap::cli::OutputFormat output_format(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace odemocap;
-  CLI::App app{std::string("odemocap: inspect, validate and convert capture files (") + k_formats +
+  CLI::App app{std::string("odemocap: inspect, validate, convert, serve and record captures (") +
+               k_formats +
                "). Positions are in metres: a file's declared unit is used, otherwise one is "
                "inferred and said in a note.\nExit status: 0 success, 1 problems found (see each "
                "command), 2 usage error or nothing readable."};
@@ -245,6 +291,41 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   load_flags.add_to(convert, load);
 
+  cli::ServeCommand serve_command;
+  LiveFlags serve_flags{true};
+  CLI::App* serve = app.add_subcommand(
+      "serve", "stream a capture's rigid bodies as OptiTrack Motive (NatNet) or Qualisys QTM "
+               "(QTM RT) would, in real time, for clients such as odemocap record or "
+               "odemocap-replay --live");
+  serve->add_option("FILE", serve_command.input, "capture file")->required();
+  serve->add_option("--rate", serve_command.server.rate, "frames per second (default: the file's)")
+      ->check(k_positive);
+  serve->add_option("--loss", serve_command.server.loss, "probability a frame is not sent")
+      ->check(CLI::Range(0.0, 0.99));
+  serve
+      ->add_option("--jitter", serve_command.jitter_ms,
+                   "ms: each frame leaves up to this late (uniform), so frames may overtake")
+      ->check(CLI::Range(0.0, 10000.0));
+  serve->add_option("--seed", serve_command.server.seed, "of the loss and jitter draws");
+  serve->add_flag("--loop", serve_command.server.loop, "start over at the end");
+  serve_flags.add_to(serve, serve_command.server.command_port, serve_command.server.data_port,
+                     serve_command.server.multicast);
+  load_flags.add_to(serve, load);
+
+  cli::RecordCommand record_command;
+  LiveFlags record_flags{false};
+  CLI::App* record = app.add_subcommand(
+      "record", "receive a NatNet or QTM RT stream for a while and write it as rigid-body CSV "
+                "(exit 1 when nothing arrived, 2 when no server answered)");
+  record->add_option("--server", record_command.stream.server, "address of Motive or QTM")
+      ->capture_default_str();
+  record_flags.add_to(record, record_command.stream.command_port, record_command.stream.data_port,
+                      record_command.stream.multicast);
+  record->add_option("--duration", record_command.duration, "seconds to record")
+      ->check(k_positive)
+      ->capture_default_str();
+  record->add_option("-o,--output", record_command.output, "CSV file to write")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -271,6 +352,16 @@ int main(int argc, char** argv) {
                               : report_level == "findings" ? cli::ReportLevel::Findings
                                                            : cli::ReportLevel::Checks;
     return cli::run_validate(validate_command, load, checks);
+  }
+  if (serve->parsed()) {
+    serve_command.server.protocol = serve_flags.protocol();
+    serve_command.server.up_axis = serve_flags.up_axis();
+    return cli::run_serve(serve_command, load);
+  }
+  if (record->parsed()) {
+    record_command.stream.protocol = record_flags.protocol();
+    record_command.stream.server_up_axis = record_flags.up_axis();
+    return cli::run_record(record_command);
   }
   if (convert->parsed()) {
     convert_command.interp = cubic ? Interp::Cubic : Interp::Linear;

@@ -697,3 +697,51 @@ TEST_F(Cli, BinaryFileErrorsNameTheByteNotLineZero) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Cli, ServeAndRecordCarryACaptureOverEitherProtocolGapsIncluded) {
+  const std::string csv = analytic_csv();
+  const odemocap::Capture file = odemocap::load_capture(csv);
+  const odemocap::Track& tool = file.track("tool");
+  // Fixed ports no other test uses; the server ends once the second (1 s) has been sent.
+  for (const std::string protocol : {"natnet", "qtm"}) {
+    SCOPED_TRACE(protocol);
+    const std::string port = protocol == "natnet" ? "27610" : "27623";
+    const std::string got = (dir_ / (protocol + ".csv")).string();
+    const std::string serve = std::string("'") + ODEMOCAP_CLI_PATH + "' serve '" + csv +
+                              "' --protocol " + protocol + " --port " + port +
+                              " --data-port 0 > '" + (dir_ / "serve.out").string() + "' 2>&1 &";
+    ASSERT_EQ(std::system(serve.c_str()), 0);
+    const Outcome r = run("record --protocol " + protocol + " --port " + port +
+                          " --data-port 0 --duration 2 -o '" + got + "'");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("lost 0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("untracked 2"), std::string::npos) << r.out; // rows 40 and 41
+    const odemocap::Capture recorded = odemocap::load_capture(got);
+    const odemocap::Track& back = recorded.track(protocol == "natnet" ? "1" : "tool");
+    ASSERT_EQ(back.size(), tool.size());
+    EXPECT_EQ(back.valid_count(), tool.size() - 2);
+    for (std::size_t i = 0; i < tool.size(); ++i) {
+      EXPECT_NEAR(back.time(i), tool.time(i), 0.5e-6); // QTM: whole microseconds
+      EXPECT_EQ(back.valid(i), tool.valid(i));
+      if (tool.valid(i)) {
+        EXPECT_LT(odemocap::norm(back.position(i) - tool.position(i)), 1e-6);
+        EXPECT_LT(odemocap::angle_between(back.orientation(i), tool.orientation(i)), 1e-6);
+      }
+    }
+  }
+}
+
+TEST_F(Cli, RecordWithoutAServerAndServeWithoutBodiesExitWithTwo) {
+  const Outcome none = run("record --port 9 --data-port 0 --duration 0.2 -o x.csv");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("did not answer a connect request"), std::string::npos) << none.err;
+  const std::string markers = (dir_ / "markers.csv").string();
+  std::ofstream(markers) << "time,m.x,m.y,m.z\n0,0,0,0\n0.01,0,0,0\n";
+  const Outcome empty = run("serve '" + markers + "' --port 0");
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("no rigid body"), std::string::npos) << empty.err;
+}
+
+} // namespace

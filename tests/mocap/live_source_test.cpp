@@ -198,6 +198,44 @@ TEST(LiveSource, TheBufferDepthStaysWithinItsBounds) {
   EXPECT_DOUBLE_EQ(padded.state().delay, 0.02);
 }
 
+TEST(LiveSource, ADriverAskingForTheEndOfItsStepGetsAnInterpolatedPose) {
+  // A driver binds at time 0 (the first question: driver time 0 is now), then at 240 Hz asks,
+  // at the start of each step, for the pose at its end: one step ahead of the clock. Frames
+  // (120 Hz) arrive 2 or 3 ms after capture. pose() deepens the buffer by that lookahead and
+  // interpolates every time; the same questions put to pose_at_local (no lookahead) often
+  // run past the newest frame and extrapolate.
+  FakeClock clock;
+  LiveSource driven("tool", with_clock(clock));
+  LiveSource naive("tool", with_clock(clock));
+  const double h = 1.0 / 240;
+  std::uint64_t next = 0;
+  double epoch = 0.0;
+  for (int k = 0; k < 480; ++k) {
+    clock.now = 0.5 + k * h;
+    for (;; ++next) {
+      const LiveSample s = sample(next, next % 2 == 0 ? 0.002 : 0.003);
+      if (s.receive_time > clock.now) {
+        break;
+      }
+      driven.push(s);
+      naive.push(s);
+    }
+    Pose a, b;
+    if (k == 0) {
+      epoch = clock.now;
+      ASSERT_TRUE(driven.pose(0.0, a)); // the bind: driver time 0 is now
+    }
+    ASSERT_TRUE(driven.pose(k * h + h, a));
+    ASSERT_TRUE(naive.pose_at_local(epoch + k * h + h, b));
+  }
+  EXPECT_EQ(driven.state().stats.extrapolated, 0u);
+  std::printf("  one step ahead: %zu of 480 questions extrapolated with pose(), %zu without the "
+              "lookahead\n",
+              driven.state().stats.extrapolated, naive.state().stats.extrapolated);
+  EXPECT_GT(naive.state().stats.extrapolated, 100u);
+  EXPECT_NEAR(driven.state().delay - naive.state().delay, h, 1e-12);
+}
+
 TEST(LiveSource, DriverTimeStartsAtTheFirstQuestion) {
   FakeClock clock;
   LiveSource source("tool", with_clock(clock));
@@ -210,10 +248,25 @@ TEST(LiveSource, DriverTimeStartsAtTheFirstQuestion) {
   const double depth = source.state().delay;
   ASSERT_TRUE(source.pose(0.0, at_start));
   EXPECT_LT(position_error(at_start, 0.5 - depth), 1e-12);
+  clock.now = 100.75; // a driver in real time
   ASSERT_TRUE(source.pose(0.25, later));
   EXPECT_LT(position_error(later, 0.75 - depth), 1e-12);
   EXPECT_EQ(source.start_time(), 0.0);
   EXPECT_TRUE(std::isinf(source.end_time()));
+}
+
+TEST(LiveSource, AnUntrackedFrameIsReceivedNotLost) {
+  FakeClock clock;
+  LiveSource source("tool", with_clock(clock));
+  for (std::uint64_t f = 0; f < 5; ++f) {
+    LiveSample s = sample(f);
+    s.valid = f != 2; // the server lost sight of the body, not the network the packet
+    source.push(s);
+  }
+  const LiveStats stats = source.state().stats;
+  EXPECT_EQ(stats.received, 5u);
+  EXPECT_EQ(stats.invalid, 1u);
+  EXPECT_EQ(stats.lost, 0u);
 }
 
 TEST(LiveSource, BadSamplesAndSettingsAreRefused) {

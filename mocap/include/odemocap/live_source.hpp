@@ -32,7 +32,9 @@ struct LiveSourceSettings {
   double max_extrapolation = 0.030;
   /// Bounds of the jitter buffer's depth (s). The depth is the largest lateness (arrival
   /// after capture, beyond the clock offset) among the last `jitter_window` samples plus one
-  /// frame interval (so the sample after the played time has arrived), within these bounds.
+  /// frame interval (so the sample after the played time has arrived) plus how far ahead of
+  /// the clock the last `jitter_window` pose() queries asked (a driver asks for the end of the
+  /// step it is about to take), within these bounds.
   double min_delay = 0.0;
   double max_delay = 0.100;
   std::size_t jitter_window = 64;
@@ -86,7 +88,8 @@ public:
   /// The local clock's time (s).
   double now() const { return clock_(); }
 
-  /// The pose at local time `local` (s); false before the first valid sample arrives.
+  /// The pose at local time `local` (s); false before the first valid sample arrives. Unlike
+  /// pose(), the buffer's depth does not grow with how far ahead of the clock `local` is.
   bool pose_at_local(double local, Pose& out) const;
   /// PoseSource: the pose at driver time t (local time t + e, e fixed by the first call).
   bool pose(double t, Pose& out) const override;
@@ -115,7 +118,12 @@ private:
   mutable double epoch_ = 0.0;
   mutable LiveStats stats_;
 
+  mutable std::deque<double> ahead_; ///< how far pose() queries asked ahead of the clock
+
+  /// Loss, order and duplicate bookkeeping of a frame number; false for a duplicate.
+  bool count_frame_locked(std::uint64_t frame);
   double depth_locked() const;
+  bool pose_locked(double local, Pose& out) const;
 };
 
 } // namespace odemocap

@@ -9,9 +9,12 @@
 #include <odemocap/footfall.hpp>
 #include <odemocap/interpolation.hpp>
 #include <odemocap/live_source.hpp>
+#include <odemocap/live_stream.hpp>
 #include <odemocap/load.hpp>
+#include <odemocap/natnet.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/pose_source.hpp>
+#include <odemocap/qtm_rt.hpp>
 #include <odemocap/quat.hpp>
 #include <odemocap/repair.hpp>
 #include <odemocap/save.hpp>

@@ -56,31 +56,16 @@ LiveSource::LiveSource(std::string name, LiveSourceSettings settings)
 void LiveSource::push(const LiveSample& sample) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.received;
+  // An untracked frame was still received: it counts for loss and order, not for the buffer.
+  if (!count_frame_locked(sample.frame)) {
+    return;
+  }
   if (!sample.valid || !finite(sample)) {
     ++stats_.invalid;
     return;
   }
-  // Frame numbers: gaps are losses until the frame turns up late.
-  if (have_frame_ && sample.frame <= newest_frame_) {
-    const bool duplicate = sample.frame == newest_frame_ ||
-                           std::any_of(buffer_.begin(), buffer_.end(), [&](const LiveSample& s) {
-                             return s.frame == sample.frame;
-                           });
-    if (duplicate) {
-      ++stats_.duplicates;
-      return;
-    }
-    ++stats_.reordered;
-    if (stats_.lost > 0) {
-      --stats_.lost;
-    }
-  } else {
-    if (have_frame_) {
-      stats_.lost += static_cast<std::size_t>(sample.frame - newest_frame_ - 1);
-    }
-    newest_frame_ = sample.frame;
-    have_frame_ = true;
-  }
+  LiveSample unit = sample; // quaternions from the wire are single precision
+  unit.pose.q = normalized(sample.pose.q);
   // Clock offset and lateness.
   const double d = sample.receive_time - sample.capture_time;
   offset_ = have_offset_ ? std::fmin(offset_, d) : d;
@@ -99,7 +84,7 @@ void LiveSource::push(const LiveSample& sample) {
     ++stats_.duplicates;
     return;
   }
-  buffer_.insert(at, sample);
+  buffer_.insert(at, unit);
   if (buffer_.size() > settings_.capacity) {
     buffer_.pop_front();
   }
@@ -114,18 +99,51 @@ void LiveSource::push(const LiveSample& sample) {
   }
 }
 
+bool LiveSource::count_frame_locked(std::uint64_t frame) {
+  // Frame numbers: gaps are losses until the frame turns up late.
+  if (have_frame_ && frame <= newest_frame_) {
+    const bool duplicate = frame == newest_frame_ ||
+                           std::any_of(buffer_.begin(), buffer_.end(),
+                                       [&](const LiveSample& s) { return s.frame == frame; });
+    if (duplicate) {
+      ++stats_.duplicates;
+      return false;
+    }
+    ++stats_.reordered;
+    if (stats_.lost > 0) {
+      --stats_.lost;
+    }
+    return true;
+  }
+  if (have_frame_) {
+    stats_.lost += static_cast<std::size_t>(frame - newest_frame_ - 1);
+  }
+  newest_frame_ = frame;
+  have_frame_ = true;
+  return true;
+}
+
 double LiveSource::depth_locked() const {
   // The latest sample's lateness plus one frame interval: the sample after the played time
-  // has then arrived, and the pose is interpolated, not extrapolated.
+  // has then arrived, and the pose is interpolated, not extrapolated. Driver queries ask ahead
+  // of the clock (the end of the coming step): the buffer is deeper by as much.
   double worst = 0.0;
   for (double d : lateness_) {
     worst = std::fmax(worst, d - offset_);
   }
-  return std::clamp(worst + interval_, settings_.min_delay, settings_.max_delay);
+  double ahead = 0.0;
+  for (double a : ahead_) {
+    ahead = std::fmax(ahead, a);
+  }
+  return std::clamp(worst + interval_ + ahead, settings_.min_delay, settings_.max_delay);
 }
 
 bool LiveSource::pose_at_local(double local, Pose& out) const {
   const std::lock_guard<std::mutex> lock(mutex_);
+  return pose_locked(local, out);
+}
+
+bool LiveSource::pose_locked(double local, Pose& out) const {
   if (buffer_.empty() || !std::isfinite(local)) {
     return false;
   }
@@ -167,11 +185,19 @@ bool LiveSource::pose_at_local(double local, Pose& out) const {
 }
 
 bool LiveSource::pose(double t, Pose& out) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (!have_epoch_) {
     epoch_ = clock_() - t;
     have_epoch_ = true;
   }
-  return pose_at_local(t + epoch_, out);
+  const double local = t + epoch_;
+  if (std::isfinite(local)) {
+    ahead_.push_back(std::fmax(0.0, local - clock_()));
+    if (ahead_.size() > settings_.jitter_window) {
+      ahead_.pop_front();
+    }
+  }
+  return pose_locked(local, out);
 }
 
 double LiveSource::end_time() const {

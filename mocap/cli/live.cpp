@@ -1,0 +1,122 @@
+#include "commands.hpp"
+
+#include <odemocap/save.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+namespace odemocap::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_interrupt(int) {
+  g_interrupted = true;
+}
+
+/// Ctrl-C ends serving or recording cleanly (the summary is still printed, the file written).
+void catch_interrupt() {
+  g_interrupted = false;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+} // namespace
+
+int run_serve(const ServeCommand& command, const LoadOptions& load) {
+  ServeCommand c = command;
+  c.server.jitter = c.jitter_ms * 1e-3;
+  std::unique_ptr<StreamServer> server;
+  try {
+    const Capture capture = load_capture(c.input, load);
+    server = std::make_unique<StreamServer>(capture, c.server);
+  } catch (const MocapError& e) {
+    std::fprintf(stderr, "odemocap serve: %s\n", e.what());
+    return 2;
+  }
+  const bool natnet = c.server.protocol == LiveProtocol::NatNet;
+  std::printf("serving %s as %s on port %d: %zu frames at %g Hz (%.3f s)%s\n", c.input.c_str(),
+              natnet ? "NatNet" : "QTM RT", server->command_port(), server->frame_count(),
+              server->rate(), static_cast<double>(server->frame_count()) / server->rate(),
+              c.server.loop ? ", looping" : "");
+  for (std::size_t i = 0; i < server->bodies().size(); ++i) {
+    if (natnet) {
+      std::printf("  rigid body id %zu: %s\n", i + 1, server->bodies()[i].c_str());
+    } else {
+      std::printf("  6D body %zu: %s\n", i + 1, server->bodies()[i].c_str());
+    }
+  }
+  std::printf("waiting for a client (frames start when one subscribes; Ctrl-C stops)\n");
+  std::fflush(stdout);
+  catch_interrupt();
+  while (!g_interrupted && !server->wait_finished(0.1)) {
+  }
+  const StreamServerStats stats = server->stats();
+  std::printf("%s: %zu clients, %zu frames sent, %zu dropped (--loss)\n",
+              g_interrupted ? "stopped" : "done", stats.clients, stats.sent, stats.dropped);
+  return 0;
+}
+
+int run_record(const RecordCommand& command) {
+  LiveRecorder recorder;
+  RecordCommand c = command;
+  c.stream.on_sample = recorder.on_sample();
+  c.stream.up_axis = Axis::Z; // the rigid-body CSV's convention
+  std::unique_ptr<LiveStream> stream;
+  try {
+    stream = std::make_unique<LiveStream>(c.stream);
+  } catch (const MocapError& e) {
+    std::fprintf(stderr, "odemocap record: %s\n", e.what());
+    return 2;
+  }
+  std::printf("recording from %s for %g s (Ctrl-C stops)\n", stream->server_description().c_str(),
+              c.duration);
+  std::fflush(stdout);
+  catch_interrupt();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(c.duration);
+  while (!g_interrupted && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const LiveStreamStats stats = stream->stats();
+  std::vector<std::string> bodies = stream->bodies();
+  std::vector<LiveState> states;
+  for (const std::string& b : bodies) {
+    states.push_back(stream->body(b)->state());
+  }
+  stream.reset(); // stop receiving before the samples are read
+  std::printf("%zu packets, %zu frames, %zu malformed%s%s\n", stats.packets, stats.frames,
+              stats.malformed,
+              stats.last_error.empty() ? "" : "; last: ", stats.last_error.c_str());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const LiveStats& s = states[i].stats;
+    std::printf("  %-20s received %zu, untracked %zu, lost %zu, reordered %zu, duplicates %zu\n",
+                bodies[i].c_str(), s.received, s.invalid, s.lost, s.reordered, s.duplicates);
+  }
+  if (recorder.size() == 0) {
+    std::fprintf(stderr, "odemocap record: nothing was received\n");
+    return 1;
+  }
+  CaptureInfo info;
+  info.source = std::string(protocol_name(c.stream.protocol)) + "://" + c.stream.server;
+  info.format = std::string(protocol_name(c.stream.protocol)) + "-live";
+  info.length_unit = "m";
+  info.unit_in_metres = 1.0;
+  info.unit_source = "declared";
+  info.up_axis = Axis::Z;
+  info.file_up_axis = c.stream.server_up_axis.value_or(
+      c.stream.protocol == LiveProtocol::NatNet ? Axis::Y : Axis::Z);
+  info.up_axis_source = c.stream.server_up_axis ? "given" : "format";
+  try {
+    save_rigid_body_csv(recorder.capture(info), c.output);
+  } catch (const MocapError& e) {
+    std::fprintf(stderr, "odemocap record: %s\n", e.what());
+    return 1;
+  }
+  std::printf("wrote %s\n", c.output.c_str());
+  return 0;
+}
+
+} // namespace odemocap::cli

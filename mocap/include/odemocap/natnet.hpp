@@ -1,0 +1,121 @@
+#pragma once
+/// OptiTrack NatNet, the protocol Motive streams with: frame-of-data and server-info messages
+/// as bytes, both ways, written from the protocol's description (no SDK). Little-endian;
+/// positions in metres (Motive's frame, Y or Z up as set in Motive), quaternions x, y, z, w.
+/// Versions 2.0 to 4.0 (Motive 1.x to 3.0); 4.1 and later, which add byte counts to the
+/// frame's sections, are refused with a message.
+
+#include <odemocap/live_source.hpp>
+#include <odemocap/pose.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace odemocap {
+
+/// A NatNet protocol version (the server's info reply says which it sends).
+struct NatNetVersion {
+  int major = 3;
+  int minor = 1;
+};
+constexpr bool operator<(NatNetVersion a, NatNetVersion b) {
+  return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+}
+constexpr bool operator>=(NatNetVersion a, NatNetVersion b) {
+  return !(a < b);
+}
+
+/// Message ids (the first two bytes of every packet; the next two are the payload's size).
+enum class NatNetMessage : std::uint16_t {
+  Connect = 0,
+  ServerInfo = 1,
+  Request = 2,
+  Response = 3,
+  RequestModelDef = 4,
+  ModelDef = 5,
+  RequestFrameOfData = 6,
+  FrameOfData = 7,
+  MessageString = 8,
+  Disconnect = 9,
+  KeepAlive = 10,
+  Unrecognized = 100,
+};
+
+struct NatNetRigidBody {
+  std::int32_t id = 0;
+  Vec3 position;              ///< m
+  Quat orientation;           ///< sent as x, y, z, w floats
+  float mean_error = 0.f;     ///< m, per marker (NatNet 2.0+)
+  bool tracking_valid = true; ///< params bit 0 (NatNet 2.6+; earlier: always true)
+  /// Its markers (NatNet before 3.0 only): positions, ids (2.0+), sizes (2.0+).
+  std::vector<Vec3> markers;
+  std::vector<std::int32_t> marker_ids;
+  std::vector<float> marker_sizes;
+};
+
+struct NatNetMarkerSet {
+  std::string name;
+  std::vector<Vec3> markers;
+};
+
+struct NatNetSkeleton {
+  std::int32_t id = 0;
+  std::vector<NatNetRigidBody> bones; ///< ids: skeleton id << 16 | bone id
+};
+
+struct NatNetLabeledMarker {
+  std::uint16_t id = 0;
+  std::uint16_t model = 0; ///< the asset it belongs to, 0 for none
+  Vec3 position;
+  float size = 0.f;
+  std::int16_t params = 0; ///< 2.6+: bit 0 occluded, 1 point-cloud solved, 2 model solved
+  float residual = 0.f;    ///< 3.0+
+};
+
+/// One frame of data. Force plates and devices are read past, not kept.
+struct NatNetFrame {
+  std::uint32_t frame = 0;
+  std::vector<NatNetMarkerSet> marker_sets;
+  std::vector<Vec3> unlabeled_markers;
+  std::vector<NatNetRigidBody> rigid_bodies;
+  std::vector<NatNetSkeleton> skeletons;            ///< 2.1+
+  std::vector<NatNetLabeledMarker> labeled_markers; ///< 2.3+
+  std::uint32_t timecode = 0;
+  std::uint32_t timecode_subframe = 0;
+  double timestamp = 0.0; ///< s since Motive started (float before 2.7)
+  /// 3.0+: camera mid-exposure, data received and transmit times, in the server's
+  /// high-resolution clock ticks.
+  std::uint64_t mid_exposure = 0;
+  std::uint64_t data_received = 0;
+  std::uint64_t transmit = 0;
+  std::int16_t params = 0; ///< bit 0 recording, bit 1 tracked models changed
+};
+
+/// The server's reply to a connect request.
+struct NatNetServerInfo {
+  std::string application = "odemocap"; ///< at most 255 bytes
+  std::array<std::uint8_t, 4> application_version{0, 0, 0, 0};
+  std::array<std::uint8_t, 4> natnet_version{3, 1, 0, 0};
+};
+
+/// The whole packet (header included) of a frame in `version`. Throws MocapError for a
+/// version outside 2.0-4.0 or a count beyond the packet's 65535-byte payload.
+std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& frame, NatNetVersion version);
+/// Reads a frame-of-data packet (header included) sent in `version`. Throws MocapError naming
+/// the field and byte offset for a wrong message id, a size that disagrees with the packet, a
+/// count that claims more elements than the bytes left can hold (checked before anything is
+/// allocated), a truncated field or trailing bytes.
+NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion version);
+
+std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info);
+NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t size);
+
+/// Each rigid body of a frame as a LiveSample (capture time: the frame's timestamp), by id.
+std::vector<std::pair<std::int32_t, LiveSample>> natnet_samples(const NatNetFrame& frame,
+                                                                double receive_time);
+
+} // namespace odemocap

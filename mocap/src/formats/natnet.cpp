@@ -1,0 +1,338 @@
+#include <odemocap/error.hpp>
+#include <odemocap/natnet.hpp>
+
+#include "formats/packet_io.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace odemocap {
+namespace {
+
+using packet_io::Reader;
+using packet_io::Writer;
+
+constexpr std::size_t k_header = 4;          // message id, payload size (uint16 each)
+constexpr std::size_t k_max_payload = 65535; // the size field's range
+constexpr std::size_t k_server_name = 256;   // char[256] in the server info
+
+void check_version(NatNetVersion v, const char* function) {
+  if (v < NatNetVersion{2, 0} || v >= NatNetVersion{4, 1}) {
+    throw MocapError(std::string(function) + ": NatNet " + std::to_string(v.major) + "." +
+                     std::to_string(v.minor) +
+                     " is not supported (2.0 to 4.0; 4.1 and later add byte counts to the "
+                     "frame's sections)");
+  }
+}
+
+// Smallest encodings (bytes), for the count checks.
+std::size_t rigid_body_bytes(NatNetVersion v) {
+  std::size_t n = 4 + 12 + 16;
+  if (v < NatNetVersion{3, 0}) {
+    n += 4 + 4; // marker count, padding
+  }
+  if (v >= NatNetVersion{2, 0}) {
+    n += 4; // mean error
+  }
+  if (v >= NatNetVersion{2, 6}) {
+    n += 2; // params
+  }
+  return n;
+}
+
+std::size_t labeled_marker_bytes(NatNetVersion v) {
+  return 4 + 12 + 4 + (v >= NatNetVersion{2, 6} ? 2 : 0) + (v >= NatNetVersion{3, 0} ? 4 : 0);
+}
+
+NatNetRigidBody read_rigid_body(Reader& r, NatNetVersion v) {
+  NatNetRigidBody b;
+  b.id = r.i32("rigid body id");
+  b.position = r.vec3("rigid body position");
+  const float x = r.f32("rigid body orientation"), y = r.f32("rigid body orientation"),
+              z = r.f32("rigid body orientation"), w = r.f32("rigid body orientation");
+  b.orientation = {w, x, y, z};
+  if (v < NatNetVersion{3, 0}) {
+    const std::size_t markers = r.count("rigid body marker count", 12 + 4 + 4);
+    for (std::size_t i = 0; i < markers; ++i) {
+      b.markers.push_back(r.vec3("rigid body marker"));
+    }
+    for (std::size_t i = 0; i < markers; ++i) {
+      b.marker_ids.push_back(r.i32("rigid body marker id"));
+    }
+    for (std::size_t i = 0; i < markers; ++i) {
+      b.marker_sizes.push_back(r.f32("rigid body marker size"));
+    }
+    r.u32("rigid body padding");
+  }
+  b.mean_error = r.f32("rigid body mean error");
+  if (v >= NatNetVersion{2, 6}) {
+    b.tracking_valid = (r.i16("rigid body params") & 0x01) != 0;
+  }
+  return b;
+}
+
+void write_rigid_body(Writer& w, const NatNetRigidBody& b, NatNetVersion v) {
+  w.i32(b.id);
+  w.vec3(b.position);
+  w.f32(b.orientation.x);
+  w.f32(b.orientation.y);
+  w.f32(b.orientation.z);
+  w.f32(b.orientation.w);
+  if (v < NatNetVersion{3, 0}) {
+    w.count(b.markers.size());
+    for (const Vec3& m : b.markers) {
+      w.vec3(m);
+    }
+    for (std::size_t i = 0; i < b.markers.size(); ++i) {
+      w.i32(i < b.marker_ids.size() ? b.marker_ids[i] : 0);
+    }
+    for (std::size_t i = 0; i < b.markers.size(); ++i) {
+      w.f32(i < b.marker_sizes.size() ? b.marker_sizes[i] : 0.f);
+    }
+    w.u32(0);
+  }
+  w.f32(b.mean_error);
+  if (v >= NatNetVersion{2, 6}) {
+    w.i16(b.tracking_valid ? 1 : 0);
+  }
+}
+
+/// Force plates and devices: an id, then channels of frames of 4-byte values; read past.
+void skip_devices(Reader& r, const char* what) {
+  const std::size_t devices = r.count(what, 8);
+  for (std::size_t d = 0; d < devices; ++d) {
+    r.i32(what);
+    const std::size_t channels = r.count(what, 4);
+    for (std::size_t c = 0; c < channels; ++c) {
+      const std::size_t frames = r.count(what, 4);
+      r.skip(4 * frames, what);
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersion v) {
+  check_version(v, "encode_natnet_frame");
+  Writer w;
+  w.u16(static_cast<std::uint16_t>(NatNetMessage::FrameOfData));
+  w.u16(0); // the payload's size, set below
+  w.u32(f.frame);
+  w.count(f.marker_sets.size());
+  for (const NatNetMarkerSet& s : f.marker_sets) {
+    for (char c : s.name) {
+      w.bytes(static_cast<unsigned char>(c), 1);
+    }
+    w.bytes(0, 1);
+    w.count(s.markers.size());
+    for (const Vec3& m : s.markers) {
+      w.vec3(m);
+    }
+  }
+  w.count(f.unlabeled_markers.size());
+  for (const Vec3& m : f.unlabeled_markers) {
+    w.vec3(m);
+  }
+  w.count(f.rigid_bodies.size());
+  for (const NatNetRigidBody& b : f.rigid_bodies) {
+    write_rigid_body(w, b, v);
+  }
+  if (v >= NatNetVersion{2, 1}) {
+    w.count(f.skeletons.size());
+    for (const NatNetSkeleton& s : f.skeletons) {
+      w.i32(s.id);
+      w.count(s.bones.size());
+      for (const NatNetRigidBody& b : s.bones) {
+        write_rigid_body(w, b, v);
+      }
+    }
+  }
+  if (v >= NatNetVersion{2, 3}) {
+    w.count(f.labeled_markers.size());
+    for (const NatNetLabeledMarker& m : f.labeled_markers) {
+      w.u16(m.id);
+      w.u16(m.model);
+      w.vec3(m.position);
+      w.f32(m.size);
+      if (v >= NatNetVersion{2, 6}) {
+        w.i16(m.params);
+      }
+      if (v >= NatNetVersion{3, 0}) {
+        w.f32(m.residual);
+      }
+    }
+  }
+  if (v >= NatNetVersion{2, 9}) {
+    w.count(0); // force plates
+  }
+  if (v >= NatNetVersion{2, 11}) {
+    w.count(0); // devices
+  }
+  w.u32(f.timecode);
+  w.u32(f.timecode_subframe);
+  if (v >= NatNetVersion{2, 7}) {
+    w.f64(f.timestamp);
+  } else {
+    w.f32(f.timestamp);
+  }
+  if (v >= NatNetVersion{3, 0}) {
+    w.u64(f.mid_exposure);
+    w.u64(f.data_received);
+    w.u64(f.transmit);
+  }
+  w.i16(f.params);
+  w.i32(0); // end of data
+  const std::size_t payload = w.out.size() - k_header;
+  if (payload > k_max_payload) {
+    throw MocapError("encode_natnet_frame: " + std::to_string(payload) +
+                     " bytes of payload do not fit one packet (at most 65535)");
+  }
+  w.out[2] = static_cast<std::uint8_t>(payload);
+  w.out[3] = static_cast<std::uint8_t>(payload >> 8);
+  return w.out;
+}
+
+NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion v) {
+  check_version(v, "decode_natnet_frame");
+  Reader r(data, size, "NatNet frame");
+  const std::uint16_t id = r.u16("message id");
+  if (id != static_cast<std::uint16_t>(NatNetMessage::FrameOfData)) {
+    r.fail("message id", "is " + std::to_string(id) + ", not a frame of data (7)");
+  }
+  const std::uint16_t payload = r.u16("payload size");
+  if (payload != r.left()) {
+    r.fail("payload size", "says " + std::to_string(payload) + " bytes, the packet has " +
+                               std::to_string(r.left()));
+  }
+  NatNetFrame f;
+  f.frame = r.u32("frame number");
+  const std::size_t sets = r.count("marker set count", 1 + 4);
+  for (std::size_t i = 0; i < sets; ++i) {
+    NatNetMarkerSet s;
+    s.name = r.cstr("marker set name", k_server_name);
+    const std::size_t markers = r.count("marker set marker count", 12);
+    for (std::size_t m = 0; m < markers; ++m) {
+      s.markers.push_back(r.vec3("marker set marker"));
+    }
+    f.marker_sets.push_back(std::move(s));
+  }
+  const std::size_t unlabeled = r.count("unlabeled marker count", 12);
+  for (std::size_t m = 0; m < unlabeled; ++m) {
+    f.unlabeled_markers.push_back(r.vec3("unlabeled marker"));
+  }
+  const std::size_t bodies = r.count("rigid body count", rigid_body_bytes(v));
+  for (std::size_t b = 0; b < bodies; ++b) {
+    f.rigid_bodies.push_back(read_rigid_body(r, v));
+  }
+  if (v >= NatNetVersion{2, 1}) {
+    const std::size_t skeletons = r.count("skeleton count", 8);
+    for (std::size_t s = 0; s < skeletons; ++s) {
+      NatNetSkeleton k;
+      k.id = r.i32("skeleton id");
+      const std::size_t bones = r.count("skeleton bone count", rigid_body_bytes(v));
+      for (std::size_t b = 0; b < bones; ++b) {
+        k.bones.push_back(read_rigid_body(r, v));
+      }
+      f.skeletons.push_back(std::move(k));
+    }
+  }
+  if (v >= NatNetVersion{2, 3}) {
+    const std::size_t markers = r.count("labeled marker count", labeled_marker_bytes(v));
+    for (std::size_t m = 0; m < markers; ++m) {
+      NatNetLabeledMarker l;
+      l.id = r.u16("labeled marker id");
+      l.model = r.u16("labeled marker model");
+      l.position = r.vec3("labeled marker position");
+      l.size = r.f32("labeled marker size");
+      if (v >= NatNetVersion{2, 6}) {
+        l.params = r.i16("labeled marker params");
+      }
+      if (v >= NatNetVersion{3, 0}) {
+        l.residual = r.f32("labeled marker residual");
+      }
+      f.labeled_markers.push_back(l);
+    }
+  }
+  if (v >= NatNetVersion{2, 9}) {
+    skip_devices(r, "force plates");
+  }
+  if (v >= NatNetVersion{2, 11}) {
+    skip_devices(r, "devices");
+  }
+  f.timecode = r.u32("timecode");
+  f.timecode_subframe = r.u32("timecode subframe");
+  f.timestamp = v >= NatNetVersion{2, 7} ? r.f64("timestamp") : r.f32("timestamp");
+  if (v >= NatNetVersion{3, 0}) {
+    f.mid_exposure = r.u64("mid-exposure timestamp");
+    f.data_received = r.u64("data-received timestamp");
+    f.transmit = r.u64("transmit timestamp");
+  }
+  f.params = r.i16("frame params");
+  r.i32("end of data");
+  if (r.left() != 0) {
+    r.fail("end of data", std::to_string(r.left()) + " bytes follow it");
+  }
+  return f;
+}
+
+std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info) {
+  if (info.application.size() >= k_server_name) {
+    throw MocapError("encode_natnet_server_info: the application name has " +
+                     std::to_string(info.application.size()) + " bytes, at most 255 fit");
+  }
+  Writer w;
+  w.u16(static_cast<std::uint16_t>(NatNetMessage::ServerInfo));
+  w.u16(static_cast<std::uint16_t>(k_server_name + 8));
+  for (std::size_t i = 0; i < k_server_name; ++i) {
+    w.bytes(i < info.application.size() ? static_cast<unsigned char>(info.application[i]) : 0, 1);
+  }
+  for (std::uint8_t b : info.application_version) {
+    w.bytes(b, 1);
+  }
+  for (std::uint8_t b : info.natnet_version) {
+    w.bytes(b, 1);
+  }
+  return w.out;
+}
+
+NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t size) {
+  Reader r(data, size, "NatNet server info");
+  const std::uint16_t id = r.u16("message id");
+  if (id != static_cast<std::uint16_t>(NatNetMessage::ServerInfo)) {
+    r.fail("message id", "is " + std::to_string(id) + ", not server info (1)");
+  }
+  const std::uint16_t payload = r.u16("payload size");
+  if (payload != r.left() || payload < k_server_name + 8) {
+    r.fail("payload size", "says " + std::to_string(payload) + " bytes, the packet has " +
+                               std::to_string(r.left()) + " (at least 264 expected)");
+  }
+  NatNetServerInfo info;
+  const std::size_t start = r.pos();
+  info.application = r.cstr("application name", k_server_name);
+  r.skip(start + k_server_name - r.pos(), "application name"); // a fixed char[256]
+  for (std::uint8_t& b : info.application_version) {
+    b = static_cast<std::uint8_t>(r.bytes(1, "application version"));
+  }
+  for (std::uint8_t& b : info.natnet_version) {
+    b = static_cast<std::uint8_t>(r.bytes(1, "NatNet version"));
+  }
+  return info; // later fields (3.0+: clock frequency, data port, multicast), if any, passed over
+}
+
+std::vector<std::pair<std::int32_t, LiveSample>> natnet_samples(const NatNetFrame& frame,
+                                                                double receive_time) {
+  std::vector<std::pair<std::int32_t, LiveSample>> out;
+  for (const NatNetRigidBody& b : frame.rigid_bodies) {
+    LiveSample s;
+    s.capture_time = frame.timestamp;
+    s.receive_time = receive_time;
+    s.frame = frame.frame;
+    s.pose = {b.position, b.orientation};
+    s.valid = b.tracking_valid;
+    out.emplace_back(b.id, s);
+  }
+  return out;
+}
+
+} // namespace odemocap

@@ -1,0 +1,451 @@
+#include <odemocap/error.hpp>
+#include <odemocap/live_stream.hpp>
+#include <odemocap/pose_source.hpp>
+#include <odemocap/qtm_rt.hpp>
+#include <odemocap/quat.hpp>
+
+#include "net/socket.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace odemocap {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double k_poll = 0.05;                // s between checks of the stop flag
+constexpr std::size_t k_max_frames = 1u << 24; // frames a server precomputes (about 19 h at 240 Hz)
+
+/// One frame's bodies: pose (m) and tracked flag, in served order.
+struct ServedFrame {
+  double time = 0.0; ///< s, capture time
+  std::vector<Pose> poses;
+  std::vector<std::uint8_t> tracked;
+};
+
+/// Where a client wants frames: a UDP endpoint or its TCP connection (QTM).
+struct Destination {
+  net::Endpoint udp;
+  bool tcp = false;
+};
+
+/// Whether `track` has data at `time`: a valid sample there, or valid samples on both sides
+/// (a gap or the time outside the track is not tracked, as a capture system would send it).
+bool recorded_at(const Track& track, double time) {
+  constexpr double k_same = 1e-9; // s
+  const std::vector<double>& times = track.times();
+  const auto at = std::lower_bound(times.begin(), times.end(), time - k_same);
+  if (at == times.end()) {
+    return false;
+  }
+  const auto i = static_cast<std::size_t>(at - times.begin());
+  if (std::abs(*at - time) <= k_same) {
+    return track.valid(i);
+  }
+  return i > 0 && track.valid(i) && track.valid(i - 1);
+}
+
+} // namespace
+
+struct StreamServer::Impl {
+  StreamServerSettings settings;
+  std::vector<std::string> names;
+  std::vector<ServedFrame> frames;
+  double rate = 0.0;
+
+  std::unique_ptr<net::UdpSocket> command; // NatNet
+  std::unique_ptr<net::UdpSocket> data;    // both: frames leave from here
+  std::unique_ptr<net::TcpListener> listener;
+  net::TcpStream client; // QTM: the connected client
+  std::mutex tcp_send;   // replies and TCP-streamed frames share the connection
+
+  mutable std::mutex mutex;
+  mutable std::condition_variable changed;
+  std::vector<Destination> destinations;
+  bool subscribed = false;
+  bool finished = false;
+  StreamServerStats stats;
+
+  std::atomic<bool> stop{false};
+  std::thread control_thread;
+  std::thread send_thread;
+
+  void subscribe(const Destination& d) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (std::none_of(destinations.begin(), destinations.end(), [&](const Destination& e) {
+          return e.tcp == d.tcp && (d.tcp || e.udp == d.udp);
+        })) {
+      destinations.push_back(d);
+    }
+    subscribed = true;
+    changed.notify_all();
+  }
+
+  void unsubscribe_all() {
+    std::lock_guard<std::mutex> lock(mutex);
+    destinations.clear();
+  }
+
+  // --- NatNet -----------------------------------------------------------------------------
+
+  void natnet_control() {
+    std::vector<std::uint8_t> buffer(65536);
+    while (!stop.load(std::memory_order_relaxed)) {
+      net::Endpoint from;
+      const std::size_t n = command->receive(buffer.data(), buffer.size(), k_poll, &from);
+      if (n < 4 || buffer[1] != 0) {
+        continue;
+      }
+      const auto message = static_cast<NatNetMessage>(buffer[0]);
+      if (message == NatNetMessage::Connect) {
+        NatNetServerInfo info;
+        info.application = "odemocap serve";
+        info.application_version = {1, 0, 0, 0};
+        info.natnet_version = {static_cast<std::uint8_t>(settings.natnet_version.major),
+                               static_cast<std::uint8_t>(settings.natnet_version.minor), 0, 0};
+        const auto reply = encode_natnet_server_info(info);
+        command->send_to(reply.data(), reply.size(), from);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++stats.clients;
+        }
+        net::Endpoint to = from;
+        if (!settings.multicast.empty()) {
+          to = net::resolve(settings.multicast, natnet_data_port());
+        } else if (settings.data_port != 0) {
+          to.port = static_cast<std::uint16_t>(natnet_data_port());
+        }
+        subscribe({to, false});
+      } else if (message == NatNetMessage::Disconnect && settings.multicast.empty()) {
+        std::lock_guard<std::mutex> lock(mutex);
+        destinations.erase(
+            std::remove_if(destinations.begin(), destinations.end(),
+                           [&](const Destination& d) { return d.udp.address == from.address; }),
+            destinations.end());
+      }
+    }
+  }
+
+  int natnet_data_port() const {
+    return settings.data_port < 0 ? k_natnet_data_port : settings.data_port;
+  }
+
+  std::vector<std::uint8_t> natnet_packet(const ServedFrame& f, std::uint32_t number) const {
+    NatNetFrame frame;
+    frame.frame = number;
+    frame.timestamp = f.time;
+    frame.rigid_bodies.resize(f.poses.size());
+    for (std::size_t b = 0; b < f.poses.size(); ++b) {
+      NatNetRigidBody& body = frame.rigid_bodies[b];
+      body.id = static_cast<std::int32_t>(b + 1);
+      body.tracking_valid = f.tracked[b] != 0;
+      if (body.tracking_valid) { // Motive sends an untracked body at the origin
+        body.position = f.poses[b].p;
+        body.orientation = f.poses[b].q;
+      }
+    }
+    return encode_natnet_frame(frame, settings.natnet_version);
+  }
+
+  // --- QTM --------------------------------------------------------------------------------
+
+  void qtm_send(const std::vector<std::uint8_t>& packet) {
+    std::lock_guard<std::mutex> lock(tcp_send);
+    client.send_all(packet.data(), packet.size());
+  }
+
+  void qtm_reply(const std::string& text, QtmPacketType type = QtmPacketType::Command) {
+    qtm_send(encode_qtm_string(type, text));
+  }
+
+  /// One command from the client; QTM's answers, for the commands a streaming client uses.
+  void qtm_command(const std::string& text) {
+    if (text.rfind("Version", 0) == 0) {
+      const std::string asked = text.size() > 8 ? text.substr(8) : "1.20";
+      qtm_reply("Version set to " + asked);
+    } else if (text == "ByteOrder") {
+      qtm_reply("Byte order is little endian");
+    } else if (text == "QTMVersion") {
+      qtm_reply("QTM Version is odemocap serve");
+    } else if (text.rfind("GetParameters", 0) == 0) {
+      qtm_send(encode_qtm_string(QtmPacketType::Xml, qtm_6d_parameters_xml(names)));
+    } else if (text == "StreamFrames Stop") {
+      unsubscribe_all();
+    } else if (text.rfind("StreamFrames", 0) == 0) {
+      qtm_stream(text);
+    } else {
+      qtm_reply("Command not supported: " + text, QtmPacketType::Error);
+    }
+  }
+
+  void qtm_stream(const std::string& text) {
+    if (text.find("6D") == std::string::npos) {
+      qtm_reply("StreamFrames: only the 6D component is served", QtmPacketType::Error);
+      return;
+    }
+    const std::size_t udp = text.find("UDP");
+    if (udp == std::string::npos) {
+      subscribe({{}, true});
+      return;
+    }
+    net::Endpoint to = client.peer();
+    const std::size_t colon = text.find(':', udp);
+    if (colon != std::string::npos && colon == udp + 3) {
+      to.port = static_cast<std::uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10));
+    }
+    subscribe({to, false});
+  }
+
+  void qtm_control() {
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (!client.valid()) {
+        net::TcpStream next = listener->accept(k_poll);
+        if (!next.valid()) {
+          continue;
+        }
+        {
+          std::lock_guard<std::mutex> lock(tcp_send);
+          client = std::move(next);
+        }
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++stats.clients;
+        }
+        qtm_reply("QTM RT Interface connected");
+      }
+      try {
+        std::vector<std::uint8_t> header(k_qtm_header_bytes);
+        if (!client.receive_exact(header.data(), header.size(), k_poll)) {
+          continue;
+        }
+        const std::size_t size = decode_qtm_header(header.data(), header.size()).second;
+        header.resize(size);
+        if (size > k_qtm_header_bytes) {
+          client.receive_exact(header.data() + k_qtm_header_bytes, size - k_qtm_header_bytes, 2.0);
+        }
+        qtm_command(decode_qtm_string(header.data(), header.size()));
+      } catch (const MocapError&) {
+        // the client left or spoke nonsense: drop it and wait for the next
+        unsubscribe_all();
+        std::lock_guard<std::mutex> lock(tcp_send);
+        client.close();
+      }
+    }
+  }
+
+  std::vector<std::uint8_t> qtm_packet(const ServedFrame& f, std::uint32_t number) const {
+    QtmFrame frame;
+    frame.frame = number;
+    frame.timestamp = static_cast<std::uint64_t>(std::llround(std::max(0.0, f.time) * 1e6));
+    frame.has_bodies = true;
+    frame.bodies.resize(f.poses.size());
+    const float nan = std::nanf("");
+    for (std::size_t b = 0; b < f.poses.size(); ++b) {
+      if (f.tracked[b] != 0) {
+        frame.bodies[b] = qtm_body(f.poses[b]);
+      } else {
+        frame.bodies[b].position = {nan, nan, nan};
+        frame.bodies[b].rotation.fill(nan);
+      }
+    }
+    return encode_qtm_frame(frame);
+  }
+
+  // --- sending ----------------------------------------------------------------------------
+
+  void send(const std::vector<std::uint8_t>& packet) {
+    std::vector<Destination> to;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      to = destinations;
+      ++stats.sent;
+    }
+    for (const Destination& d : to) {
+      try {
+        if (d.tcp) {
+          qtm_send(packet);
+        } else {
+          data->send_to(packet.data(), packet.size(), d.udp);
+        }
+      } catch (const MocapError&) {
+        // a client that went away; the others still get their frames
+      }
+    }
+  }
+
+  void send_loop() {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (!subscribed && !stop) {
+        changed.wait_for(lock, std::chrono::milliseconds(50));
+      }
+    }
+    std::mt19937 rng(settings.seed);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const Clock::time_point start = Clock::now();
+    const double duration = static_cast<double>(frames.size()) / rate;
+    std::uint64_t cycle = 0;
+    do {
+      // This cycle's frames with their send times (nominal + jitter); sent in time order, so
+      // a frame delayed by more than a frame interval arrives after its successor.
+      std::vector<std::pair<double, std::size_t>> schedule;
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        const bool lost = uniform(rng) < settings.loss;
+        const double delay = settings.jitter * uniform(rng);
+        if (lost) {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++stats.dropped;
+          continue;
+        }
+        schedule.emplace_back(
+            static_cast<double>(cycle) * duration + static_cast<double>(i) / rate + delay, i);
+      }
+      std::stable_sort(schedule.begin(), schedule.end());
+      for (const auto& [when, i] : schedule) {
+        const Clock::time_point at = start + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(when));
+        while (Clock::now() < at && !stop) {
+          std::this_thread::sleep_until(std::min(at, Clock::now() + std::chrono::milliseconds(50)));
+        }
+        if (stop) {
+          return;
+        }
+        const std::uint64_t number = cycle * frames.size() + i;
+        ServedFrame frame = frames[i];
+        frame.time += static_cast<double>(cycle) * duration;
+        send(settings.protocol == LiveProtocol::NatNet
+                 ? natnet_packet(frame, static_cast<std::uint32_t>(number))
+                 : qtm_packet(frame, static_cast<std::uint32_t>(number)));
+      }
+      ++cycle;
+    } while (settings.loop && !stop);
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+    changed.notify_all();
+  }
+
+  void build_frames(const Capture& capture) {
+    const double metres = capture.info().metres_per_unit();
+    if (!(metres > 0.0)) {
+      throw MocapError("StreamServer: the capture's length unit is unknown (load it with a "
+                       "unit, e.g. --unit mm): servers send metres or millimetres");
+    }
+    const Axis from = capture.info().up_axis;
+    const Axis to =
+        settings.up_axis.value_or(settings.protocol == LiveProtocol::NatNet ? Axis::Y : Axis::Z);
+    const Quat turn = from == to ? Quat{} : from_to(axis_vector(from), axis_vector(to));
+    std::vector<TrackSource> sources;
+    for (const Track& t : capture.tracks()) {
+      if (!t.position_only() && t.valid_count() > 0) {
+        sources.emplace_back(t);
+        names.push_back(t.name());
+      }
+    }
+    if (sources.empty()) {
+      throw MocapError("StreamServer: the capture has no rigid body (a track with orientations "
+                       "and a valid sample) to serve");
+    }
+    double start = sources[0].start_time(), end = sources[0].end_time();
+    for (const TrackSource& s : sources) {
+      start = std::min(start, s.start_time());
+      end = std::max(end, s.end_time());
+    }
+    rate = settings.rate > 0.0 ? settings.rate : capture.info().frame_rate;
+    if (!(rate > 0.0)) {
+      throw MocapError("StreamServer: the capture has no frame rate; give one (--rate)");
+    }
+    const double span = (end - start) * rate;
+    if (!(span < static_cast<double>(k_max_frames))) {
+      throw MocapError("StreamServer: " + std::to_string(span) + " frames are more than " +
+                       std::to_string(k_max_frames) + " (a lower rate?)");
+    }
+    const auto count = static_cast<std::size_t>(std::floor(span + 1e-9)) + 1;
+    frames.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      ServedFrame& f = frames[i];
+      f.time = start + static_cast<double>(i) / rate;
+      f.poses.resize(sources.size());
+      f.tracked.resize(sources.size());
+      for (std::size_t b = 0; b < sources.size(); ++b) {
+        Pose p;
+        f.tracked[b] = recorded_at(sources[b].track(), f.time) && sources[b].pose(f.time, p);
+        f.poses[b] = {rotate(turn, p.p * metres), turn * p.q};
+      }
+    }
+  }
+};
+
+StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  if (!(settings.loss >= 0.0 && settings.loss < 1.0)) {
+    throw MocapError("StreamServerSettings::loss must be in [0, 1)");
+  }
+  if (!(settings.jitter >= 0.0 && settings.jitter <= 10.0)) {
+    throw MocapError("StreamServerSettings::jitter must be in [0, 10] s");
+  }
+  if (!(settings.rate >= 0.0 && settings.rate <= 100000.0)) {
+    throw MocapError("StreamServerSettings::rate must be in [0, 100000] Hz");
+  }
+  if (settings.protocol == LiveProtocol::NatNet) {
+    encode_natnet_frame(NatNetFrame{}, settings.natnet_version); // refuses unknown versions
+  }
+  s.settings = std::move(settings);
+  s.build_frames(capture);
+  s.data = std::make_unique<net::UdpSocket>(0);
+  if (s.settings.protocol == LiveProtocol::NatNet) {
+    const int port = s.settings.command_port < 0 ? k_natnet_command_port : s.settings.command_port;
+    s.command = std::make_unique<net::UdpSocket>(port);
+    if (!s.settings.multicast.empty()) {
+      s.data->set_multicast_loopback(true);
+    }
+    s.control_thread = std::thread([&s] { s.natnet_control(); });
+  } else {
+    const int port = s.settings.command_port < 0 ? k_qtm_port : s.settings.command_port;
+    s.listener = std::make_unique<net::TcpListener>(port);
+    s.control_thread = std::thread([&s] { s.qtm_control(); });
+  }
+  s.send_thread = std::thread([&s] { s.send_loop(); });
+}
+
+StreamServer::~StreamServer() {
+  impl_->stop = true;
+  impl_->changed.notify_all();
+  impl_->send_thread.join();
+  impl_->control_thread.join();
+}
+
+int StreamServer::command_port() const {
+  return impl_->command ? impl_->command->local_port() : impl_->listener->local_port();
+}
+
+const std::vector<std::string>& StreamServer::bodies() const {
+  return impl_->names;
+}
+std::size_t StreamServer::frame_count() const {
+  return impl_->frames.size();
+}
+double StreamServer::rate() const {
+  return impl_->rate;
+}
+
+bool StreamServer::wait_finished(double timeout) const {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  return impl_->changed.wait_for(lock, std::chrono::duration<double>(timeout),
+                                 [this] { return impl_->finished; });
+}
+
+StreamServerStats StreamServer::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+} // namespace odemocap

@@ -1,0 +1,297 @@
+// Live streams over the loopback interface: a real capture served as Motive (NatNet) or QTM
+// (QTM RT) would, received by LiveStream, compared with the file: every pose equal to the
+// protocol's float precision, in order, with the file's times. Under 5% loss and 5 ms jitter
+// (more than the 3.9 ms between frames, so frames overtake each other): no NaN, played time
+// never goes back (while the newest packet does), the pose a driver gets stays within what the
+// extrapolation cap allows, the stream reports itself stale when the server stops. Malformed
+// datagrams are counted and dropped while good frames keep coming.
+#include "net/socket.hpp"
+#include "support/data_paths.hpp"
+
+#include <odemocap/mocap.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace odemocap {
+namespace {
+
+struct Arrival {
+  std::string body;
+  LiveSample sample;
+};
+
+/// Everything a LiveStream delivered, in arrival order.
+struct Recorder {
+  std::mutex mutex;
+  std::vector<Arrival> arrivals;
+  std::function<void(const std::string&, const LiveSample&)> callback() {
+    return [this](const std::string& body, const LiveSample& s) {
+      std::lock_guard<std::mutex> lock(mutex);
+      arrivals.push_back({body, s});
+    };
+  }
+};
+
+Capture stand() {
+  return load_capture(test::shared_data("imusim/stand_6D.tsv"));
+}
+
+/// The served name of the i-th body: NatNet's id, QTM's name.
+std::string served_name(LiveProtocol protocol, const StreamServer& server, std::size_t i) {
+  return protocol == LiveProtocol::NatNet ? std::to_string(i + 1) : server.bodies()[i];
+}
+
+LiveStreamSettings client_of(const StreamServer& server, LiveProtocol protocol) {
+  LiveStreamSettings s;
+  s.protocol = protocol;
+  s.command_port = server.command_port();
+  s.data_port = 0;
+  s.up_axis = Axis::Z; // the file's: NatNet frames come Y up, as Motive sends them
+  return s;
+}
+
+StreamServerSettings server_settings(LiveProtocol protocol) {
+  StreamServerSettings s;
+  s.protocol = protocol;
+  s.command_port = 0;
+  s.data_port = 0;
+  return s;
+}
+
+class LiveLoopback : public ::testing::TestWithParam<LiveProtocol> {};
+
+TEST_P(LiveLoopback, EveryPoseOfTheFileArrivesInOrderWithItsTime) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const LiveProtocol protocol = GetParam();
+  const Capture capture = stand();
+  StreamServer server(capture, server_settings(protocol));
+  Recorder recorder;
+  LiveStreamSettings settings = client_of(server, protocol);
+  settings.on_sample = recorder.callback();
+  LiveStream stream(settings);
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+  ASSERT_EQ(server.bodies().size(), 3u);
+  std::lock_guard<std::mutex> lock(recorder.mutex);
+  for (std::size_t b = 0; b < 3; ++b) {
+    const Track& track = capture.track(server.bodies()[b]);
+    const std::string name = served_name(protocol, server, b);
+    SCOPED_TRACE(name);
+    std::size_t next = 0;
+    double worst_position = 0.0, worst_angle = 0.0;
+    for (const Arrival& a : recorder.arrivals) {
+      if (a.body != name) {
+        continue;
+      }
+      ASSERT_EQ(a.sample.frame, next) << "frames arrive once each, in order";
+      ASSERT_TRUE(a.sample.valid);
+      // NatNet sends the time as a double; QTM as whole microseconds (256 Hz frames fall on
+      // quarter microseconds: rounded, up to half a microsecond off).
+      EXPECT_LE(std::abs(a.sample.capture_time - track.time(next)), 0.5e-6 + 1e-12);
+      worst_position = std::max(worst_position, norm(a.sample.pose.p - track.position(next)));
+      worst_angle = std::max(worst_angle, angle_between(a.sample.pose.q, track.orientation(next)));
+      ++next;
+    }
+    EXPECT_EQ(next, track.size());
+    // Float precision: positions of about 1 m (NatNet m, QTM mm), orientations as float
+    // quaternions (NatNet) or float matrices (QTM).
+    EXPECT_LT(worst_position, 1e-6);
+    EXPECT_LT(worst_angle, 1e-6);
+  }
+  EXPECT_EQ(stream.stats().malformed, 0u);
+  EXPECT_EQ(stream.body(served_name(protocol, server, 0))->state().stats.lost, 0u);
+}
+
+TEST_P(LiveLoopback, UnderLossAndJitterTheDriverPoseStaysWithinTheExtrapolationCap) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const LiveProtocol protocol = GetParam();
+  const Capture capture = stand();
+  StreamServerSettings ss = server_settings(protocol);
+  ss.loss = 0.05;
+  ss.jitter = 0.005;
+  ss.seed = 11;
+  StreamServer server(capture, ss);
+  Recorder recorder;
+  LiveStreamSettings settings = client_of(server, protocol);
+  settings.on_sample = recorder.callback();
+  LiveStream stream(settings);
+  const std::string name = served_name(protocol, server, 2); // the lower leg: moves the most
+  const Track& track = capture.track(server.bodies()[2]);
+  const TrackSource truth(track);
+  std::shared_ptr<LiveSource> source = stream.body(name);
+
+  // The file's fastest motion bounds how far an extrapolation can go wrong within the cap.
+  double v_max = 0.0, w_max = 0.0;
+  for (std::size_t i = 1; i < track.size(); ++i) {
+    const double dt = track.time(i) - track.time(i - 1);
+    v_max = std::max(v_max, norm(track.position(i) - track.position(i - 1)) / dt);
+    w_max = std::max(w_max, angle_between(track.orientation(i), track.orientation(i - 1)) / dt);
+  }
+  const double cap = LiveSourceSettings{}.max_extrapolation;
+
+  // A driver at 1 kHz for as long as the stream runs, and 200 ms after.
+  double played = -1e300, worst_position = 0.0, worst_angle = 0.0;
+  std::size_t poses = 0;
+  bool finished = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  auto after_end = std::chrono::steady_clock::time_point::max();
+  while (std::chrono::steady_clock::now() < std::min(deadline, after_end)) {
+    Pose pose;
+    if (source->pose_at_local(source->now(), pose)) {
+      ++poses;
+      ASSERT_TRUE(is_finite(pose.p) && is_finite(pose.q));
+      const double c = source->state().played_time;
+      ASSERT_GE(c, played) << "played time went back";
+      played = c;
+      Pose expected;
+      ASSERT_TRUE(truth.pose(std::min(c, track.end_time()), expected));
+      if (c <= track.end_time()) {
+        worst_position = std::max(worst_position, norm(pose.p - expected.p));
+        worst_angle = std::max(worst_angle, angle_between(pose.q, expected.q));
+      }
+    }
+    if (!finished && server.wait_finished(0.0)) {
+      finished = true;
+      after_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(finished);
+  EXPECT_GT(poses, 1000u);
+  EXPECT_LE(worst_position, 2.0 * v_max * cap + 1e-6);
+  EXPECT_LE(worst_angle, 2.0 * w_max * cap + 1e-6);
+  std::printf("[ live ] %s: worst position error %.3g m (bound %.3g), angle %.3g rad (bound "
+              "%.3g)\n",
+              protocol_name(protocol), worst_position, 2.0 * v_max * cap, worst_angle,
+              2.0 * w_max * cap);
+
+  const LiveState state = source->state();
+  EXPECT_TRUE(state.stale) << "the server stopped 200 ms ago";
+  EXPECT_GT(state.stats.stale, 0u);
+  EXPECT_GT(state.stats.lost, 0u);
+  // Every frame is either received or counted lost, up to the last received one; the server
+  // dropped about 5%.
+  std::lock_guard<std::mutex> lock(recorder.mutex);
+  std::uint64_t last = 0;
+  std::size_t overtaken = 0;
+  double newest_arrival = -1e300;
+  for (const Arrival& a : recorder.arrivals) {
+    if (a.body != name) {
+      continue;
+    }
+    last = std::max(last, a.sample.frame);
+    // What a naive "use the latest packet" driver would play: it goes back in time.
+    if (a.sample.capture_time < newest_arrival) {
+      ++overtaken;
+    }
+    newest_arrival = a.sample.capture_time;
+  }
+  EXPECT_EQ(state.stats.received + state.stats.lost, last + 1);
+  EXPECT_GT(overtaken, 0u) << "5 ms of jitter at 256 Hz reorders frames";
+  EXPECT_EQ(state.stats.reordered, overtaken);
+  const double dropped =
+      static_cast<double>(server.stats().dropped) / static_cast<double>(server.frame_count());
+  EXPECT_GT(dropped, 0.02);
+  EXPECT_LT(dropped, 0.09);
+  std::printf("[ live ] %s: %zu frames, %zu dropped by the server, %zu lost, %zu reordered, "
+              "%zu late, %zu extrapolated of %zu queries, depth %.1f ms\n",
+              protocol_name(protocol), server.frame_count(), server.stats().dropped,
+              state.stats.lost, state.stats.reordered, state.stats.late, state.stats.extrapolated,
+              poses, state.delay * 1e3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, LiveLoopback,
+                         ::testing::Values(LiveProtocol::NatNet, LiveProtocol::Qtm),
+                         [](const ::testing::TestParamInfo<LiveProtocol>& p) {
+                           return std::string(p.param == LiveProtocol::NatNet ? "NatNet" : "Qtm");
+                         });
+
+TEST(LiveStream, ARecordingOfANatNetStreamIsTheFileInMotivesYUpFrame) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand(); // Z up
+  StreamServer server(capture, server_settings(LiveProtocol::NatNet));
+  LiveRecorder recorder;
+  LiveStreamSettings settings = client_of(server, LiveProtocol::NatNet);
+  settings.up_axis.reset(); // keep the server's frame: Y up, as Motive streams by default
+  settings.on_sample = recorder.on_sample();
+  {
+    LiveStream stream(settings);
+    ASSERT_TRUE(server.wait_finished(20.0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const Capture recorded = recorder.capture(CaptureInfo{});
+  EXPECT_NEAR(recorded.info().frame_rate, 256.0, 1e-9);
+  ASSERT_EQ(recorded.tracks().size(), 3u);
+  // Z up to Y up is a quarter turn about -x: (x, y, z) -> (x, z, -y).
+  const Quat turn = from_axis_angle(Vec3{-1, 0, 0}, 0.5 * 3.14159265358979323846);
+  for (std::size_t b = 0; b < 3; ++b) {
+    const Track& file = capture.track(server.bodies()[b]);
+    const Track& got = recorded.track(std::to_string(b + 1));
+    ASSERT_EQ(got.size(), file.size());
+    for (std::size_t i = 0; i < file.size(); i += 16) {
+      const Vec3 p = file.position(i);
+      EXPECT_LT(norm(got.position(i) - Vec3{p.x, p.z, -p.y}), 1e-6);
+      EXPECT_LT(angle_between(got.orientation(i), turn * file.orientation(i)), 1e-6);
+      EXPECT_EQ(got.time(i), file.time(i));
+    }
+  }
+}
+
+TEST(LiveStream, MalformedDatagramsAreCountedAndDroppedWhileGoodFramesFlow) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  StreamServer server(capture, server_settings(LiveProtocol::NatNet));
+  LiveStream stream(client_of(server, LiveProtocol::NatNet));
+  // A hostile sender: frame-of-data headers over garbage, a count claiming 2^31 bodies, a
+  // truncated frame; 30 of them while the real frames flow.
+  net::UdpSocket attacker(0);
+  const net::Endpoint to = net::resolve("127.0.0.1", stream.data_port());
+  NatNetFrame one;
+  one.rigid_bodies.resize(1);
+  std::vector<std::uint8_t> truncated = encode_natnet_frame(one, {3, 1});
+  truncated.resize(truncated.size() - 3);
+  std::vector<std::uint8_t> lying = encode_natnet_frame(one, {3, 1});
+  lying[16] = 0xff;
+  lying[17] = 0xff;
+  lying[18] = 0xff;
+  lying[19] = 0x7f;
+  std::vector<std::uint8_t> garbage{7, 0, 200, 0, 1, 2, 3};
+  for (int i = 0; i < 10; ++i) {
+    for (const std::vector<std::uint8_t>* p : {&truncated, &lying, &garbage}) {
+      attacker.send_to(p->data(), p->size(), to);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const LiveStreamStats stats = stream.stats();
+  EXPECT_EQ(stats.malformed, 30u);
+  EXPECT_FALSE(stats.last_error.empty());
+  EXPECT_EQ(stats.frames, server.frame_count());
+  EXPECT_EQ(stream.body("1")->state().stats.received, server.frame_count());
+}
+
+TEST(LiveStream, NoServerIsAClearErrorNotAHang) {
+  LiveStreamSettings s;
+  s.command_port = 9; // discard: nobody answers NatNet there
+  s.data_port = 0;
+  s.connect_timeout = 0.3;
+  EXPECT_THROW(LiveStream{s}, MocapError);
+  s.protocol = LiveProtocol::Qtm;
+  s.command_port = 1; // nothing listens: refused at once
+  EXPECT_THROW(LiveStream{s}, MocapError);
+}
+
+} // namespace
+} // namespace odemocap
