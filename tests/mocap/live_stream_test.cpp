@@ -166,7 +166,7 @@ TEST_P(LiveLoopback, UnderLossAndJitterTheDriverPoseStaysWithinTheExtrapolationC
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(finished);
-  EXPECT_GT(poses, 1000u);
+  EXPECT_GT(poses, 500u); // about 1900 on an idle machine
   EXPECT_LE(worst_position, 2.0 * v_max * cap + 1e-6);
   EXPECT_LE(worst_angle, 2.0 * w_max * cap + 1e-6);
   std::printf("[ live ] %s: worst position error %.3g m (bound %.3g), angle %.3g rad (bound "
@@ -193,7 +193,7 @@ TEST_P(LiveLoopback, UnderLossAndJitterTheDriverPoseStaysWithinTheExtrapolationC
     if (a.sample.capture_time < newest_arrival) {
       ++overtaken;
     }
-    newest_arrival = a.sample.capture_time;
+    newest_arrival = std::max(newest_arrival, a.sample.capture_time);
   }
   EXPECT_EQ(state.stats.received + state.stats.lost, last + 1);
   EXPECT_GT(overtaken, 0u) << "5 ms of jitter at 256 Hz reorders frames";
