@@ -108,6 +108,9 @@ TEST_P(LiveLoopback, EveryPoseOfTheFileArrivesInOrderWithItsTime) {
   }
   EXPECT_EQ(stream.stats().malformed, 0u);
   EXPECT_EQ(stream.body(served_name(protocol, server, 0))->state().stats.lost, 0u);
+  if (protocol == LiveProtocol::NatNet) {
+    EXPECT_GE(server.stats().keep_alives, 1u) << "one a second from the client";
+  }
 }
 
 TEST_P(LiveLoopback, UnderLossAndJitterTheDriverPoseStaysWithinTheExtrapolationCap) {

@@ -130,9 +130,10 @@ struct StreamServerSettings {
 };
 
 struct StreamServerStats {
-  std::size_t clients = 0; ///< connections (NatNet connect requests, QTM TCP connections)
-  std::size_t sent = 0;    ///< frames sent
-  std::size_t dropped = 0; ///< frames left out by the loss setting
+  std::size_t clients = 0;     ///< connections (NatNet connect requests, QTM TCP connections)
+  std::size_t sent = 0;        ///< frames sent
+  std::size_t dropped = 0;     ///< frames left out by the loss setting
+  std::size_t keep_alives = 0; ///< NatNet keep-alive messages received
 };
 
 /// Serves a capture's rigid bodies (its tracks with orientations) as Motive or QTM would:

@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::size_t k_datagram = 65536; // largest UDP payload
 constexpr double k_poll = 0.05;           // s between checks of the stop flag
+constexpr double k_keep_alive = 1.0;      // s between NatNet keep-alive messages
 const char* const k_qtm_version = "1.20";
 
 double steady_seconds() {
@@ -243,7 +244,12 @@ struct LiveStream::Impl {
       sockets.push_back(nullptr);
       fds.push_back({tcp.fd(), POLLIN, 0});
     }
+    double next_keep_alive = steady_seconds() + k_keep_alive;
     while (!stop.load(std::memory_order_relaxed)) {
+      if (command && steady_seconds() >= next_keep_alive) {
+        keep_alive();
+        next_keep_alive += k_keep_alive;
+      }
       for (pollfd& f : fds) {
         f.revents = 0;
       }
@@ -264,6 +270,18 @@ struct LiveStream::Impl {
         }
         receive(buffer.data(), n, settings.source.clock());
       }
+    }
+  }
+
+  /// NatNet's keep-alive message, once a second: keeps a unicast subscription alive; harmless
+  /// under multicast.
+  void keep_alive() {
+    const auto packet = natnet_request(NatNetMessage::KeepAlive);
+    try {
+      command->send_to(packet.data(), packet.size(), server);
+    } catch (const MocapError& e) {
+      std::lock_guard<std::mutex> lock(mutex);
+      stats.last_error = std::string("NatNet keep-alive: ") + e.what();
     }
   }
 

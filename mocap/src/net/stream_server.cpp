@@ -124,6 +124,9 @@ struct StreamServer::Impl {
           to.port = static_cast<std::uint16_t>(natnet_data_port());
         }
         subscribe({to, false});
+      } else if (message == NatNetMessage::KeepAlive) {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++stats.keep_alives;
       } else if (message == NatNetMessage::Disconnect && settings.multicast.empty()) {
         std::lock_guard<std::mutex> lock(mutex);
         destinations.erase(
