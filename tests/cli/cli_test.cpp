@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -709,10 +711,17 @@ TEST_F(Cli, ServeAndRecordCarryACaptureOverEitherProtocolGapsIncluded) {
     SCOPED_TRACE(protocol);
     const std::string port = protocol == "natnet" ? "27610" : "27623";
     const std::string got = (dir_ / (protocol + ".csv")).string();
-    const std::string serve = std::string("'") + ODEMOCAP_CLI_PATH + "' serve '" + csv +
+    // `timeout`: a server no client reached must not outlive the test.
+    const std::string serve = std::string("timeout 30 '") + ODEMOCAP_CLI_PATH + "' serve '" + csv +
                               "' --protocol " + protocol + " --port " + port +
                               " --data-port 0 > '" + (dir_ / "serve.out").string() + "' 2>&1 &";
     ASSERT_EQ(std::system(serve.c_str()), 0);
+    // The server says when it listens; record then finds it at once (it would also retry).
+    for (int wait = 0;
+         wait < 200 && slurp(dir_ / "serve.out").find("waiting for a client") == std::string::npos;
+         ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     const Outcome r = run("record --protocol " + protocol + " --port " + port +
                           " --data-port 0 --duration 2 -o '" + got + "'");
     ASSERT_EQ(r.status, 0) << r.out << r.err;

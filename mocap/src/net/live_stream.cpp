@@ -170,8 +170,24 @@ struct LiveStream::Impl {
     }
   }
 
+  /// Connects, retrying a refused connection (a server still starting) until the timeout.
+  void connect_tcp() {
+    const double deadline = steady_seconds() + settings.connect_timeout;
+    for (;;) {
+      try {
+        tcp = net::TcpStream::connect(server, std::max(0.01, deadline - steady_seconds()));
+        return;
+      } catch (const MocapError&) {
+        if (steady_seconds() + 0.1 >= deadline) {
+          throw;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+  }
+
   void connect_qtm() {
-    tcp = net::TcpStream::connect(server, settings.connect_timeout);
+    connect_tcp();
     const auto welcome = read_qtm_packet(tcp, settings.connect_timeout);
     if (welcome.empty()) {
       throw MocapError("QTM RT server " + server.str() + " sent no greeting");
