@@ -1,5 +1,6 @@
 // NatNet packets from the wire: a frame decodes or raises MocapError, for every version; what
-// decodes feeds a LiveSource whose poses stay finite. Server info likewise.
+// decodes feeds a LiveSource whose poses stay finite. Server info and model definitions
+// likewise.
 #include <odemocap/mocap.hpp>
 
 #include <cstdint>
@@ -27,6 +28,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     decode_natnet_server_info(data, size);
   } catch (const MocapError&) {
+  }
+  for (const NatNetVersion v : versions) {
+    try {
+      decode_natnet_model_definitions(data, size, v);
+    } catch (const MocapError&) {
+    }
   }
   return 0;
 }

@@ -42,9 +42,10 @@ Capture stand() {
   return load_capture(test::shared_data("imusim/stand_6D.tsv"));
 }
 
-/// The served name of the i-th body: NatNet's id, QTM's name.
-std::string served_name(LiveProtocol protocol, const StreamServer& server, std::size_t i) {
-  return protocol == LiveProtocol::NatNet ? std::to_string(i + 1) : server.bodies()[i];
+/// The name the stream gives the i-th body: the track's (NatNet: from the model definitions
+/// the client asks for; its id, i + 1, finds the same source).
+std::string served_name(LiveProtocol, const StreamServer& server, std::size_t i) {
+  return server.bodies()[i];
 }
 
 LiveStreamSettings client_of(const StreamServer& server, LiveProtocol protocol) {
@@ -110,6 +111,7 @@ TEST_P(LiveLoopback, EveryPoseOfTheFileArrivesInOrderWithItsTime) {
   EXPECT_EQ(stream.body(served_name(protocol, server, 0))->state().stats.lost, 0u);
   if (protocol == LiveProtocol::NatNet) {
     EXPECT_GE(server.stats().keep_alives, 1u) << "one a second from the client";
+    EXPECT_EQ(stream.body("3"), stream.body(server.bodies()[2])) << "an id finds the named body";
   }
 }
 
@@ -239,7 +241,7 @@ TEST(LiveStream, ARecordingOfANatNetStreamIsTheFileInMotivesYUpFrame) {
   const Quat turn = from_axis_angle(Vec3{-1, 0, 0}, 0.5 * 3.14159265358979323846);
   for (std::size_t b = 0; b < 3; ++b) {
     const Track& file = capture.track(server.bodies()[b]);
-    const Track& got = recorded.track(std::to_string(b + 1));
+    const Track& got = recorded.track(server.bodies()[b]);
     ASSERT_EQ(got.size(), file.size());
     for (std::size_t i = 0; i < file.size(); i += 16) {
       const Vec3 p = file.position(i);
@@ -248,6 +250,24 @@ TEST(LiveStream, ARecordingOfANatNetStreamIsTheFileInMotivesYUpFrame) {
       EXPECT_EQ(got.time(i), file.time(i));
     }
   }
+}
+
+TEST(LiveStream, ASourceBoundByNatNetIdBeforeTheNamesCameIsTheNamedBodysSource) {
+  // A program may bind body("2") before the model definitions name it: the same source then
+  // carries the named body's frames.
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  StreamServer server(capture, server_settings(LiveProtocol::NatNet));
+  LiveStream stream(client_of(server, LiveProtocol::NatNet));
+  const std::vector<std::string> bodies = stream.bodies();
+  EXPECT_EQ(bodies, server.bodies()) << "named from the start: the names came with the connect";
+  std::shared_ptr<LiveSource> by_id = stream.body("2");
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(by_id, stream.body(server.bodies()[1]));
+  EXPECT_EQ(by_id->state().stats.received, server.frame_count());
+  EXPECT_EQ(stream.bodies().size(), 3u);
 }
 
 TEST(LiveStream, MalformedDatagramsAreCountedAndDroppedWhileGoodFramesFlow) {
@@ -282,7 +302,7 @@ TEST(LiveStream, MalformedDatagramsAreCountedAndDroppedWhileGoodFramesFlow) {
   EXPECT_EQ(stats.malformed, 30u);
   EXPECT_FALSE(stats.last_error.empty());
   EXPECT_EQ(stats.frames, server.frame_count());
-  EXPECT_EQ(stream.body("1")->state().stats.received, server.frame_count());
+  EXPECT_EQ(stream.body(server.bodies()[0])->state().stats.received, server.frame_count());
 }
 
 TEST(LiveStream, NoServerIsAClearErrorNotAHang) {

@@ -224,5 +224,109 @@ TEST(NatNet, ServerInfoRoundTripsAndSaysTheVersion) {
   EXPECT_THROW(encode_natnet_server_info(info), MocapError);
 }
 
+/// NatNet 3.1 model definitions written out here: a marker set "tool" (markers a, b), rigid
+/// body "Wand" (id 7, no parent, 2 markers with labels 1 and 2), a camera (read past) and a
+/// skeleton "Bob" (id 2) with one bone "Hip" (id 1, parent -1, no markers).
+std::vector<std::uint8_t> model_packet() {
+  test::PacketBytes p;
+  const auto cstr = [&p](const char* s) {
+    for (; *s != 0; ++s) {
+      p.put<char>(*s);
+    }
+    p.put<char>(0);
+  };
+  p.put<std::uint16_t>(5);
+  p.put<std::uint16_t>(0);
+  p.put<std::int32_t>(4); // datasets
+  p.put<std::int32_t>(0);
+  cstr("tool");
+  p.put<std::int32_t>(2);
+  cstr("a");
+  cstr("b");
+  p.put<std::int32_t>(1);
+  cstr("Wand");
+  p.put<std::int32_t>(7);
+  p.put<std::int32_t>(-1);
+  for (int i = 0; i < 3; ++i) {
+    p.put(0.f); // offset
+  }
+  p.put<std::int32_t>(2); // markers: positions, then labels
+  for (float v : {0.01f, 0.02f, 0.03f, -0.01f, 0.f, 0.05f}) {
+    p.put(v);
+  }
+  p.put<std::int32_t>(1);
+  p.put<std::int32_t>(2);
+  p.put<std::int32_t>(5); // a camera
+  cstr("Cam 1");
+  for (float v : {1.f, 2.f, 3.f, 0.f, 0.f, 0.f, 1.f}) {
+    p.put(v);
+  }
+  p.put<std::int32_t>(2);
+  cstr("Bob");
+  p.put<std::int32_t>(2);
+  p.put<std::int32_t>(1);
+  cstr("Hip");
+  p.put<std::int32_t>(1);
+  p.put<std::int32_t>(-1);
+  for (int i = 0; i < 3; ++i) {
+    p.put(0.f);
+  }
+  p.put<std::int32_t>(0);
+  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
+  std::memcpy(&p.b[2], &payload, 2);
+  return p.b;
+}
+
+TEST(NatNet, ModelDefinitionsNameTheRigidBodies) {
+  const auto bytes = model_packet();
+  const NatNetModelDefinitions d =
+      decode_natnet_model_definitions(bytes.data(), bytes.size(), {3, 1});
+  ASSERT_EQ(d.marker_sets.size(), 1u);
+  EXPECT_EQ(d.marker_sets[0].marker_names, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(d.rigid_bodies.size(), 1u);
+  EXPECT_EQ(d.rigid_bodies[0].name, "Wand");
+  EXPECT_EQ(d.rigid_bodies[0].id, 7);
+  EXPECT_EQ(d.rigid_bodies[0].parent_id, -1);
+  ASSERT_EQ(d.rigid_bodies[0].markers.size(), 2u);
+  EXPECT_EQ(d.rigid_bodies[0].markers[1].z, 0.05f);
+  EXPECT_EQ(d.rigid_bodies[0].marker_labels, (std::vector<std::int32_t>{1, 2}));
+  ASSERT_EQ(d.skeletons.size(), 1u);
+  EXPECT_EQ(d.skeletons[0].bones.at(0).name, "Hip");
+  // What the encoder writes reads back, in every version (markers from 3.0, names from 4.0).
+  NatNetModelDefinitions out;
+  out.rigid_bodies = d.rigid_bodies;
+  out.rigid_bodies[0].marker_names = {"m1", "m2"};
+  out.marker_sets = d.marker_sets;
+  for (const NatNetVersion v : {NatNetVersion{2, 9}, NatNetVersion{3, 1}, NatNetVersion{4, 0}}) {
+    const auto packet = encode_natnet_model_definitions(out, v);
+    const NatNetModelDefinitions back =
+        decode_natnet_model_definitions(packet.data(), packet.size(), v);
+    ASSERT_EQ(back.rigid_bodies.size(), 1u);
+    EXPECT_EQ(back.rigid_bodies[0].name, "Wand");
+    const bool markers = v >= NatNetVersion{3, 0}, names = v >= NatNetVersion{4, 0};
+    EXPECT_EQ(back.rigid_bodies[0].markers.size(), markers ? 2u : 0u);
+    EXPECT_EQ(back.rigid_bodies[0].marker_names.size(), names ? 2u : 0u);
+  }
+  // Broken: every truncation, an unknown dataset type, a lying count.
+  for (std::size_t n = 4; n < bytes.size(); ++n) {
+    auto cut = std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(n));
+    const auto payload = static_cast<std::uint16_t>(n - 4);
+    std::memcpy(&cut[2], &payload, 2);
+    EXPECT_THROW(decode_natnet_model_definitions(cut.data(), cut.size(), {3, 1}), MocapError) << n;
+  }
+  auto unknown = bytes;
+  unknown[8] = 9; // the first dataset's type
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              decode_natnet_model_definitions(unknown.data(), unknown.size(), {3, 1});
+            }).find("dataset type at byte 8: is 9"),
+            std::string::npos);
+  auto lying = bytes;
+  lying[4] = 0xff;
+  lying[5] = 0xff;
+  lying[6] = 0xff;
+  lying[7] = 0x7f;
+  EXPECT_THROW(decode_natnet_model_definitions(lying.data(), lying.size(), {3, 1}), MocapError);
+}
+
 } // namespace
 } // namespace odemocap

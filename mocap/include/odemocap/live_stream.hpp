@@ -63,7 +63,8 @@ struct LiveStreamStats {
 };
 
 /// A connection to a live server. The constructor connects (NatNet: server info for the
-/// protocol version; QTM: version, 6D parameters, a UDP stream of 6D frames) and starts the
+/// protocol version, model definitions for the bodies' names; QTM: version, 6D parameters, a
+/// UDP stream of 6D frames) and starts the
 /// receiver thread; the destructor stops it. Nothing here blocks a caller for long: body()
 /// and stats() take a mutex the receiver holds only to push a sample.
 class LiveStream {
@@ -74,10 +75,11 @@ public:
   LiveStream(const LiveStream&) = delete;
   LiveStream& operator=(const LiveStream&) = delete;
 
-  /// The source of the named rigid body (NatNet: its id, e.g. "3"; QTM: its name in the 6D
-  /// parameters), created empty when not yet seen so a driver can bind it before data comes.
+  /// The source of the named rigid body (its name in Motive's model definitions or QTM's 6D
+  /// parameters; NatNet also takes the id, e.g. "3", and bodies a server leaves unnamed go by
+  /// id), created empty when not yet seen so a driver can bind it before data comes.
   std::shared_ptr<LiveSource> body(const std::string& name);
-  /// The bodies seen (NatNet) or announced (QTM) so far.
+  /// The bodies announced (model definitions, 6D parameters) or seen so far.
   std::vector<std::string> bodies() const;
   LiveStreamStats stats() const;
   /// The local UDP port frames arrive on.
@@ -137,7 +139,8 @@ struct StreamServerStats {
 };
 
 /// Serves a capture's rigid bodies (its tracks with orientations) as Motive or QTM would:
-/// NatNet ids 1, 2, ... in track order, QTM names the track names; positions in metres (NatNet)
+/// NatNet ids 1, 2, ... in track order named by the track names in its model definitions, QTM
+/// 6D bodies named by the track names; positions in metres (NatNet)
 /// or millimetres (QTM); capture times as the frames' timestamps. Frames are sent from when the
 /// first client subscribes (NatNet connect, QTM StreamFrames) until the capture ends.
 class StreamServer {

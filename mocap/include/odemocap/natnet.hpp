@@ -102,6 +102,37 @@ struct NatNetServerInfo {
   std::array<std::uint8_t, 4> natnet_version{3, 1, 0, 0};
 };
 
+/// A rigid body as Motive describes it (model definitions): the name users gave it in Motive.
+struct NatNetRigidBodyDescription {
+  std::string name;
+  std::int32_t id = 0;         ///< the id frames carry
+  std::int32_t parent_id = -1; ///< -1: none
+  Vec3 offset;                 ///< m, from the parent
+  /// 3.0+: its markers' positions (m, body frame) and active labels; 4.0+: their names.
+  std::vector<Vec3> markers;
+  std::vector<std::int32_t> marker_labels;
+  std::vector<std::string> marker_names;
+};
+
+struct NatNetMarkerSetDescription {
+  std::string name;
+  std::vector<std::string> marker_names;
+};
+
+struct NatNetSkeletonDescription {
+  std::string name;
+  std::int32_t id = 0;
+  std::vector<NatNetRigidBodyDescription> bones;
+};
+
+/// The server's reply to a model definitions request: the assets frames refer to by id. Force
+/// plates, devices and cameras are read past, not kept.
+struct NatNetModelDefinitions {
+  std::vector<NatNetMarkerSetDescription> marker_sets;
+  std::vector<NatNetRigidBodyDescription> rigid_bodies;
+  std::vector<NatNetSkeletonDescription> skeletons;
+};
+
 /// The whole packet (header included) of a frame in `version`. Throws MocapError for a
 /// version outside 2.0-4.0 or a count beyond the packet's 65535-byte payload.
 std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& frame, NatNetVersion version);
@@ -113,6 +144,14 @@ NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatN
 
 std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info);
 NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t size);
+
+/// The model definitions packet (header included) of its marker sets and rigid bodies.
+std::vector<std::uint8_t> encode_natnet_model_definitions(const NatNetModelDefinitions& defs,
+                                                          NatNetVersion version);
+/// Reads a model definitions packet sent in `version`; throws MocapError as
+/// decode_natnet_frame does, and for a dataset type the version does not describe.
+NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data, std::size_t size,
+                                                       NatNetVersion version);
 
 /// Each rigid body of a frame as a LiveSample (capture time: the frame's timestamp), by id.
 std::vector<std::pair<std::int32_t, LiveSample>> natnet_samples(const NatNetFrame& frame,

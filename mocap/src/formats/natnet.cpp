@@ -26,6 +26,31 @@ void check_version(NatNetVersion v, const char* function) {
   }
 }
 
+/// Reads a packet's header: the message id must be `expected`, the payload size the bytes left.
+void read_header(Reader& r, NatNetMessage expected, const char* what) {
+  const std::uint16_t id = r.u16("message id");
+  if (id != static_cast<std::uint16_t>(expected)) {
+    r.fail("message id", "is " + std::to_string(id) + ", not " + what);
+  }
+  const std::uint16_t payload = r.u16("payload size");
+  if (payload != r.left()) {
+    r.fail("payload size", "says " + std::to_string(payload) + " bytes, the packet has " +
+                               std::to_string(r.left()));
+  }
+}
+
+/// Sets the payload size of a packet written after a header whose size was left 0.
+std::vector<std::uint8_t> finish_packet(Writer& w, const char* function) {
+  const std::size_t payload = w.out.size() - k_header;
+  if (payload > k_max_payload) {
+    throw MocapError(std::string(function) + ": " + std::to_string(payload) +
+                     " bytes of payload do not fit one packet (at most 65535)");
+  }
+  w.out[2] = static_cast<std::uint8_t>(payload);
+  w.out[3] = static_cast<std::uint8_t>(payload >> 8);
+  return std::move(w.out);
+}
+
 // Smallest encodings (bytes), for the count checks.
 std::size_t rigid_body_bytes(NatNetVersion v) {
   std::size_t n = 4 + 12 + 16;
@@ -121,10 +146,7 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
   w.u32(f.frame);
   w.count(f.marker_sets.size());
   for (const NatNetMarkerSet& s : f.marker_sets) {
-    for (char c : s.name) {
-      w.bytes(static_cast<unsigned char>(c), 1);
-    }
-    w.bytes(0, 1);
+    w.cstr(s.name);
     w.count(s.markers.size());
     for (const Vec3& m : s.markers) {
       w.vec3(m);
@@ -183,28 +205,13 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
   }
   w.i16(f.params);
   w.i32(0); // end of data
-  const std::size_t payload = w.out.size() - k_header;
-  if (payload > k_max_payload) {
-    throw MocapError("encode_natnet_frame: " + std::to_string(payload) +
-                     " bytes of payload do not fit one packet (at most 65535)");
-  }
-  w.out[2] = static_cast<std::uint8_t>(payload);
-  w.out[3] = static_cast<std::uint8_t>(payload >> 8);
-  return w.out;
+  return finish_packet(w, "encode_natnet_frame");
 }
 
 NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion v) {
   check_version(v, "decode_natnet_frame");
   Reader r(data, size, "NatNet frame");
-  const std::uint16_t id = r.u16("message id");
-  if (id != static_cast<std::uint16_t>(NatNetMessage::FrameOfData)) {
-    r.fail("message id", "is " + std::to_string(id) + ", not a frame of data (7)");
-  }
-  const std::uint16_t payload = r.u16("payload size");
-  if (payload != r.left()) {
-    r.fail("payload size", "says " + std::to_string(payload) + " bytes, the packet has " +
-                               std::to_string(r.left()));
-  }
+  read_header(r, NatNetMessage::FrameOfData, "a frame of data (7)");
   NatNetFrame f;
   f.frame = r.u32("frame number");
   const std::size_t sets = r.count("marker set count", 1 + 4);
@@ -318,6 +325,157 @@ NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t
     b = static_cast<std::uint8_t>(r.bytes(1, "NatNet version"));
   }
   return info; // later fields (3.0+: clock frequency, data port, multicast), if any, passed over
+}
+
+namespace {
+
+NatNetRigidBodyDescription read_rigid_body_description(Reader& r, NatNetVersion v) {
+  NatNetRigidBodyDescription d;
+  d.name = r.cstr("rigid body name", k_server_name);
+  d.id = r.i32("rigid body id");
+  d.parent_id = r.i32("rigid body parent id");
+  d.offset = r.vec3("rigid body offset");
+  if (v < NatNetVersion{3, 0}) {
+    return d;
+  }
+  // 3.0+: the markers' positions, then their labels, then (4.0+) their names.
+  const std::size_t markers = r.count("rigid body marker count", 12 + 4);
+  d.markers.resize(markers);
+  for (Vec3& m : d.markers) {
+    m = r.vec3("rigid body marker position");
+  }
+  d.marker_labels.resize(markers);
+  for (std::int32_t& l : d.marker_labels) {
+    l = r.i32("rigid body marker label");
+  }
+  if (v >= NatNetVersion{4, 0}) {
+    d.marker_names.resize(markers);
+    for (std::string& n : d.marker_names) {
+      n = r.cstr("rigid body marker name", k_server_name);
+    }
+  }
+  return d;
+}
+
+void write_rigid_body_description(Writer& w, const NatNetRigidBodyDescription& d, NatNetVersion v) {
+  w.cstr(d.name);
+  w.i32(d.id);
+  w.i32(d.parent_id);
+  w.vec3(d.offset);
+  if (v < NatNetVersion{3, 0}) {
+    return;
+  }
+  w.count(d.markers.size());
+  for (const Vec3& m : d.markers) {
+    w.vec3(m);
+  }
+  for (std::size_t i = 0; i < d.markers.size(); ++i) {
+    w.i32(i < d.marker_labels.size() ? d.marker_labels[i] : 0);
+  }
+  if (v >= NatNetVersion{4, 0}) {
+    for (std::size_t i = 0; i < d.markers.size(); ++i) {
+      w.cstr(i < d.marker_names.size() ? d.marker_names[i] : std::string());
+    }
+  }
+}
+
+/// Force plates, devices and cameras (3.0+): read past, so what follows is found.
+void skip_description(Reader& r, std::int32_t type) {
+  switch (type) {
+  case 3: { // force plate
+    r.i32("force plate id");
+    r.cstr("force plate serial", k_server_name);
+    r.skip(4 * (2 + 3 + 144 + 12), "force plate geometry and calibration");
+    r.skip(4 + 4, "force plate types");
+    const std::size_t channels = r.count("force plate channel count", 1);
+    for (std::size_t c = 0; c < channels; ++c) {
+      r.cstr("force plate channel name", k_server_name);
+    }
+    break;
+  }
+  case 4: { // device
+    r.i32("device id");
+    r.cstr("device name", k_server_name);
+    r.cstr("device serial", k_server_name);
+    r.skip(4 + 4, "device types");
+    const std::size_t channels = r.count("device channel count", 1);
+    for (std::size_t c = 0; c < channels; ++c) {
+      r.cstr("device channel name", k_server_name);
+    }
+    break;
+  }
+  default: // 5, camera
+    r.cstr("camera name", k_server_name);
+    r.skip(12 + 16, "camera pose");
+    break;
+  }
+}
+
+} // namespace
+
+std::vector<std::uint8_t> encode_natnet_model_definitions(const NatNetModelDefinitions& defs,
+                                                          NatNetVersion v) {
+  check_version(v, "encode_natnet_model_definitions");
+  Writer w;
+  w.u16(static_cast<std::uint16_t>(NatNetMessage::ModelDef));
+  w.u16(0); // the payload's size, set below
+  w.count(defs.marker_sets.size() + defs.rigid_bodies.size());
+  for (const NatNetMarkerSetDescription& m : defs.marker_sets) {
+    w.i32(0);
+    w.cstr(m.name);
+    w.count(m.marker_names.size());
+    for (const std::string& n : m.marker_names) {
+      w.cstr(n);
+    }
+  }
+  for (const NatNetRigidBodyDescription& d : defs.rigid_bodies) {
+    w.i32(1);
+    write_rigid_body_description(w, d, v);
+  }
+  return finish_packet(w, "encode_natnet_model_definitions");
+}
+
+NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data, std::size_t size,
+                                                       NatNetVersion v) {
+  check_version(v, "decode_natnet_model_definitions");
+  Reader r(data, size, "NatNet model definitions");
+  read_header(r, NatNetMessage::ModelDef, "model definitions (5)");
+  NatNetModelDefinitions defs;
+  const std::size_t count = r.count("dataset count", 4 + 1);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t at = r.pos();
+    const std::int32_t type = r.i32("dataset type");
+    if (type == 0) {
+      NatNetMarkerSetDescription m;
+      m.name = r.cstr("marker set name", k_server_name);
+      const std::size_t markers = r.count("marker set marker count", 1);
+      for (std::size_t k = 0; k < markers; ++k) {
+        m.marker_names.push_back(r.cstr("marker set marker name", k_server_name));
+      }
+      defs.marker_sets.push_back(std::move(m));
+    } else if (type == 1) {
+      defs.rigid_bodies.push_back(read_rigid_body_description(r, v));
+    } else if (type == 2) {
+      NatNetSkeletonDescription s;
+      s.name = r.cstr("skeleton name", k_server_name);
+      s.id = r.i32("skeleton id");
+      const std::size_t bones = r.count("skeleton bone count", 1 + 20);
+      for (std::size_t k = 0; k < bones; ++k) {
+        s.bones.push_back(read_rigid_body_description(r, v));
+      }
+      defs.skeletons.push_back(std::move(s));
+    } else if (type >= 3 && type <= 5 && v >= NatNetVersion{3, 0}) {
+      skip_description(r, type);
+    } else {
+      r.fail_at(at, "dataset type",
+                "is " + std::to_string(type) + ", not one NatNet " + std::to_string(v.major) + "." +
+                    std::to_string(v.minor) + " describes");
+    }
+  }
+  if (r.left() != 0) {
+    r.fail("end of model definitions", std::to_string(r.left()) + " bytes past the last dataset");
+  }
+  return defs;
 }
 
 std::vector<std::pair<std::int32_t, LiveSample>> natnet_samples(const NatNetFrame& frame,

@@ -134,6 +134,16 @@ public:
   void count(std::size_t n) {
     i32(static_cast<std::int32_t>(std::min<std::size_t>(n, 0x7fffffff)));
   }
+  /// A NUL-terminated string (up to its first NUL, if it has one).
+  void cstr(const std::string& s) {
+    for (char c : s) {
+      if (c == '\0') {
+        break;
+      }
+      out.push_back(static_cast<std::uint8_t>(c));
+    }
+    out.push_back(0);
+  }
   std::vector<std::uint8_t> out;
 };
 

@@ -5,6 +5,7 @@
 
 #include "net/socket.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -15,9 +16,10 @@
 namespace odemocap {
 namespace {
 
-constexpr std::size_t k_datagram = 65536; // largest UDP payload
-constexpr double k_poll = 0.05;           // s between checks of the stop flag
-constexpr double k_keep_alive = 1.0;      // s between NatNet keep-alive messages
+constexpr std::size_t k_datagram = 65536;   // largest UDP payload
+constexpr double k_poll = 0.05;             // s between checks of the stop flag
+constexpr double k_keep_alive = 1.0;        // s between NatNet keep-alive messages
+constexpr std::size_t k_early_frames = 256; // frames kept while the names are awaited (1 s)
 const char* const k_qtm_version = "1.20";
 
 double steady_seconds() {
@@ -69,6 +71,9 @@ struct LiveStream::Impl {
   NatNetVersion version;
   std::string description;
   std::vector<std::string> qtm_names;
+  std::map<std::int32_t, std::string> natnet_names; ///< from the model definitions
+  double next_model_request =
+      0.0;              ///< s, steady clock: model definitions asked at most once a second
   bool turning = false; ///< poses are turned by `turn` (settings.up_axis)
   Quat turn;
 
@@ -80,7 +85,18 @@ struct LiveStream::Impl {
   std::atomic<bool> stop{false};
   std::thread thread;
 
-  std::shared_ptr<LiveSource> source_locked(const std::string& name) {
+  /// A NatNet id ("3") as the name Motive gave that body, when known.
+  std::string key_locked(const std::string& name) const {
+    for (const auto& [id, given] : natnet_names) {
+      if (std::to_string(id) == name) {
+        return given;
+      }
+    }
+    return name;
+  }
+
+  std::shared_ptr<LiveSource> source_locked(const std::string& requested) {
+    const std::string name = key_locked(requested);
     auto it = sources.find(name);
     if (it == sources.end()) {
       it = sources.emplace(name, std::make_shared<LiveSource>(name, settings.source)).first;
@@ -103,6 +119,34 @@ struct LiveStream::Impl {
     if (settings.on_sample) {
       settings.on_sample(name, s);
     }
+  }
+
+  /// Names for NatNet ids from the model definitions. A source already made under an id
+  /// (a driver bound body("3") before the names came) is the named body's source from now on.
+  void learn_names(const NatNetModelDefinitions& defs) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const NatNetRigidBodyDescription& d : defs.rigid_bodies) {
+      std::string name = d.name.empty() ? std::to_string(d.id) : d.name;
+      for (const auto& [id, given] : natnet_names) {
+        if (given == name && id != d.id) {
+          name += "#" + std::to_string(d.id); // two bodies of one name: the id tells them apart
+        }
+      }
+      natnet_names[d.id] = name;
+      const std::string id_key = std::to_string(d.id);
+      const auto by_id = sources.find(id_key);
+      if (by_id != sources.end() && sources.count(name) == 0) {
+        sources.emplace(name, by_id->second);
+        std::replace(order.begin(), order.end(), id_key, name);
+      }
+      source_locked(name); // announced, as QTM's 6D parameters announce theirs
+    }
+  }
+
+  void request_models() {
+    const auto ask = natnet_request(NatNetMessage::RequestModelDef);
+    command->send_to(ask.data(), ask.size(), server);
+    next_model_request = steady_seconds() + 1.0;
   }
 
   void malformed(const std::string& why) {
@@ -140,6 +184,28 @@ struct LiveStream::Impl {
                          "within " +
                          std::to_string(settings.connect_timeout) + " s");
       }
+    }
+    // Names for the ids: Motive answers a model definitions request on the command socket.
+    // Frames arriving meanwhile are kept and delivered after, under the names; a server that
+    // does not answer (in time) leaves the bodies named by id until it does.
+    request_models();
+    const double names_deadline = steady_seconds() + std::min(1.0, settings.connect_timeout);
+    std::vector<std::pair<std::vector<std::uint8_t>, double>> early;
+    while (steady_seconds() < names_deadline && early.size() < k_early_frames) {
+      const std::size_t n =
+          command->receive(buffer.data(), buffer.size(), names_deadline - steady_seconds());
+      if (n >= 2 && buffer[0] == static_cast<std::uint8_t>(NatNetMessage::ModelDef) &&
+          buffer[1] == 0) {
+        handle_models(buffer.data(), n);
+        break;
+      }
+      if (n > 0) {
+        early.emplace_back(std::vector<std::uint8_t>(buffer.begin(), buffer.begin() + n),
+                           settings.source.clock());
+      }
+    }
+    for (const auto& [packet, when] : early) {
+      receive(packet.data(), packet.size(), when);
     }
     if (settings.data_port != 0) {
       const int port = settings.data_port < 0 ? k_natnet_data_port : settings.data_port;
@@ -208,7 +274,19 @@ struct LiveStream::Impl {
     }
   }
 
+  void handle_models(const std::uint8_t* p, std::size_t n) {
+    try {
+      learn_names(decode_natnet_model_definitions(p, n, version));
+    } catch (const MocapError& e) {
+      malformed(e.what());
+    }
+  }
+
   void handle_natnet(const std::uint8_t* p, std::size_t n, double now) {
+    if (n >= 2 && p[1] == 0 && p[0] == static_cast<std::uint8_t>(NatNetMessage::ModelDef)) {
+      handle_models(p, n);
+      return;
+    }
     if (n < 2 || p[1] != 0 || p[0] != static_cast<std::uint8_t>(NatNetMessage::FrameOfData)) {
       return; // server info, keep-alives, message strings: not frames
     }
@@ -218,8 +296,17 @@ struct LiveStream::Impl {
         std::lock_guard<std::mutex> lock(mutex);
         ++stats.frames;
       }
+      // Motive flags a frame whose tracked models changed: the names may have too.
+      if ((frame.params & 2) != 0 && steady_seconds() >= next_model_request) {
+        request_models();
+      }
       for (const auto& [id, sample] : natnet_samples(frame, now)) {
-        deliver(std::to_string(id), sample);
+        std::string name;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          name = key_locked(std::to_string(id));
+        }
+        deliver(name, sample);
       }
     } catch (const MocapError& e) {
       malformed(e.what());

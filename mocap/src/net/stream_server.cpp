@@ -124,6 +124,16 @@ struct StreamServer::Impl {
           to.port = static_cast<std::uint16_t>(natnet_data_port());
         }
         subscribe({to, false});
+      } else if (message == NatNetMessage::RequestModelDef) {
+        NatNetModelDefinitions defs;
+        for (std::size_t b = 0; b < names.size(); ++b) {
+          NatNetRigidBodyDescription d;
+          d.name = names[b];
+          d.id = static_cast<std::int32_t>(b + 1);
+          defs.rigid_bodies.push_back(d);
+        }
+        const auto reply = encode_natnet_model_definitions(defs, settings.natnet_version);
+        command->send_to(reply.data(), reply.size(), from);
       } else if (message == NatNetMessage::KeepAlive) {
         std::lock_guard<std::mutex> lock(mutex);
         ++stats.keep_alives;
