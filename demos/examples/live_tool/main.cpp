@@ -4,9 +4,9 @@
 // system at hand, give a capture file: it is served here over NatNet, with 5% of the frames lost
 // and 5 ms of jitter, as Motive would stream it.
 //
-//   odemocap-live-tool CAPTURE [BODY] [SECONDS]        serve CAPTURE here and follow BODY
-//   odemocap-live-tool --natnet HOST BODY [SECONDS]    follow rigid body id BODY from Motive
-//   odemocap-live-tool --qtm HOST BODY [SECONDS]       follow 6DOF body BODY from QTM
+//   odemocap-live-tool CAPTURE [BODY] [SECONDS]      serve CAPTURE here, follow BODY
+//   odemocap-live-tool --natnet HOST BODY [SECONDS]  follow BODY (name or id) from Motive
+//   odemocap-live-tool --qtm HOST BODY [SECONDS]     follow 6DOF body BODY from QTM
 #include <odemocap/plugin.hpp>
 
 #include <chrono>
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
       std::printf("serving %s over NatNet on port %d; following '%s' (id %zu)\n",
                   args.capture.c_str(), server->command_port(), server->bodies()[index].c_str(),
                   index + 1);
-      args.body = std::to_string(index + 1);
+      args.body = server->bodies()[index]; // NatNet names it from the model definitions
       settings.command_port = server->command_port();
       settings.data_port = 0;
     } else {
