@@ -304,7 +304,8 @@ struct LiveStream::Impl {
         std::string name;
         {
           std::lock_guard<std::mutex> lock(mutex);
-          name = key_locked(std::to_string(id));
+          const auto named = natnet_names.find(id);
+          name = named != natnet_names.end() ? named->second : std::to_string(id);
         }
         deliver(name, sample);
       }
