@@ -305,6 +305,37 @@ TEST(LiveStream, MalformedDatagramsAreCountedAndDroppedWhileGoodFramesFlow) {
   EXPECT_EQ(stream.body(server.bodies()[0])->state().stats.received, server.frame_count());
 }
 
+TEST(LiveStream, ClientsThatHangUpAtOnceDoNotStopTheQtmServer) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  StreamServer server(stand(), server_settings(LiveProtocol::Qtm));
+  const net::Endpoint at = net::resolve("127.0.0.1", server.command_port());
+  for (int i = 0; i < 5; ++i) {
+    net::TcpStream::connect(at, 1.0).close(); // before or while the greeting is written
+  }
+  LiveStream stream(client_of(server, LiveProtocol::Qtm));
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(stream.body(server.bodies()[0])->state().stats.received, server.frame_count());
+  EXPECT_EQ(server.stats().clients, 6u);
+}
+
+TEST(LiveStream, ACaptureWhoseFramesDoNotFitAPacketIsRefusedUpFront) {
+  // NatNet 3.1 spends 38 bytes per rigid body; a frame's payload holds at most 65535.
+  Capture many(CaptureInfo{});
+  many.info().unit_in_metres = 1.0;
+  many.info().unit_source = "given";
+  many.info().frame_rate = 100.0;
+  for (int b = 0; b < 2000; ++b) {
+    Track t("b" + std::to_string(b));
+    t.append(0.0, Pose{});
+    t.append(0.01, Pose{});
+    many.add_track(std::move(t));
+  }
+  StreamServerSettings settings = server_settings(LiveProtocol::NatNet);
+  EXPECT_THROW(StreamServer(many, settings), MocapError);
+}
+
 TEST(LiveStream, NoServerIsAClearErrorNotAHang) {
   LiveStreamSettings s;
   s.command_port = 9; // discard: nobody answers NatNet there

@@ -51,7 +51,8 @@ struct LiveStreamSettings {
   /// p' = C p, q' = C q, as loading a file with LoadOptions::up_axis), e.g. Z for ODE scenes.
   std::optional<Axis> up_axis;
   LiveSourceSettings source; ///< every body's LiveSource
-  /// Called on the receiver thread after each sample is pushed (e.g. to record); must not block.
+  /// Called on the receiver thread after each sample is pushed (e.g. to record); must not block
+  /// or throw.
   std::function<void(const std::string& body, const LiveSample& sample)> on_sample;
 };
 

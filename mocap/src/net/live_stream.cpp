@@ -368,11 +368,15 @@ struct LiveStream::Impl {
           drain_tcp(fds[i]);
           continue;
         }
-        const std::size_t n = sockets[i]->receive(buffer.data(), buffer.size(), 0.0);
-        if (n == 0) {
-          continue;
+        try {
+          const std::size_t n = sockets[i]->receive(buffer.data(), buffer.size(), 0.0);
+          if (n > 0) {
+            receive(buffer.data(), n, settings.source.clock());
+          }
+        } catch (const MocapError& e) { // nothing leaves this thread: noted, and on
+          std::lock_guard<std::mutex> lock(mutex);
+          stats.last_error = std::string("receiving: ") + e.what();
         }
-        receive(buffer.data(), n, settings.source.clock());
       }
     }
   }

@@ -99,51 +99,60 @@ struct StreamServer::Impl {
   void natnet_control() {
     std::vector<std::uint8_t> buffer(65536);
     while (!stop.load(std::memory_order_relaxed)) {
-      net::Endpoint from;
-      const std::size_t n = command->receive(buffer.data(), buffer.size(), k_poll, &from);
-      if (n < 4 || buffer[1] != 0) {
-        continue;
+      try {
+        natnet_answer_once(buffer);
+      } catch (const MocapError&) {
+        // a reply that could not be sent (the client is gone): the next request is answered
       }
-      const auto message = static_cast<NatNetMessage>(buffer[0]);
-      if (message == NatNetMessage::Connect) {
-        NatNetServerInfo info;
-        info.application = "odemocap serve";
-        info.application_version = {1, 0, 0, 0};
-        info.natnet_version = {static_cast<std::uint8_t>(settings.natnet_version.major),
-                               static_cast<std::uint8_t>(settings.natnet_version.minor), 0, 0};
-        const auto reply = encode_natnet_server_info(info);
-        command->send_to(reply.data(), reply.size(), from);
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          ++stats.clients;
-        }
-        net::Endpoint to = from;
-        if (!settings.multicast.empty()) {
-          to = net::resolve(settings.multicast, natnet_data_port());
-        } else if (settings.data_port != 0) {
-          to.port = static_cast<std::uint16_t>(natnet_data_port());
-        }
-        subscribe({to, false});
-      } else if (message == NatNetMessage::RequestModelDef) {
-        NatNetModelDefinitions defs;
-        for (std::size_t b = 0; b < names.size(); ++b) {
-          NatNetRigidBodyDescription d;
-          d.name = names[b];
-          d.id = static_cast<std::int32_t>(b + 1);
-          defs.rigid_bodies.push_back(d);
-        }
-        const auto reply = encode_natnet_model_definitions(defs, settings.natnet_version);
-        command->send_to(reply.data(), reply.size(), from);
-      } else if (message == NatNetMessage::KeepAlive) {
+    }
+  }
+
+  /// Answers one request on the command port, if one comes within k_poll.
+  void natnet_answer_once(std::vector<std::uint8_t>& buffer) {
+    net::Endpoint from;
+    const std::size_t n = command->receive(buffer.data(), buffer.size(), k_poll, &from);
+    if (n < 4 || buffer[1] != 0) {
+      return;
+    }
+    const auto message = static_cast<NatNetMessage>(buffer[0]);
+    if (message == NatNetMessage::Connect) {
+      NatNetServerInfo info;
+      info.application = "odemocap serve";
+      info.application_version = {1, 0, 0, 0};
+      info.natnet_version = {static_cast<std::uint8_t>(settings.natnet_version.major),
+                             static_cast<std::uint8_t>(settings.natnet_version.minor), 0, 0};
+      const auto reply = encode_natnet_server_info(info);
+      command->send_to(reply.data(), reply.size(), from);
+      {
         std::lock_guard<std::mutex> lock(mutex);
-        ++stats.keep_alives;
-      } else if (message == NatNetMessage::Disconnect && settings.multicast.empty()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        destinations.erase(
-            std::remove_if(destinations.begin(), destinations.end(),
-                           [&](const Destination& d) { return d.udp.address == from.address; }),
-            destinations.end());
+        ++stats.clients;
       }
+      net::Endpoint to = from;
+      if (!settings.multicast.empty()) {
+        to = net::resolve(settings.multicast, natnet_data_port());
+      } else if (settings.data_port != 0) {
+        to.port = static_cast<std::uint16_t>(natnet_data_port());
+      }
+      subscribe({to, false});
+    } else if (message == NatNetMessage::RequestModelDef) {
+      NatNetModelDefinitions defs;
+      for (std::size_t b = 0; b < names.size(); ++b) {
+        NatNetRigidBodyDescription d;
+        d.name = names[b];
+        d.id = static_cast<std::int32_t>(b + 1);
+        defs.rigid_bodies.push_back(d);
+      }
+      const auto reply = encode_natnet_model_definitions(defs, settings.natnet_version);
+      command->send_to(reply.data(), reply.size(), from);
+    } else if (message == NatNetMessage::KeepAlive) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++stats.keep_alives;
+    } else if (message == NatNetMessage::Disconnect && settings.multicast.empty()) {
+      std::lock_guard<std::mutex> lock(mutex);
+      destinations.erase(
+          std::remove_if(destinations.begin(), destinations.end(),
+                         [&](const Destination& d) { return d.udp.address == from.address; }),
+          destinations.end());
     }
   }
 
@@ -219,32 +228,8 @@ struct StreamServer::Impl {
 
   void qtm_control() {
     while (!stop.load(std::memory_order_relaxed)) {
-      if (!client.valid()) {
-        net::TcpStream next = listener->accept(k_poll);
-        if (!next.valid()) {
-          continue;
-        }
-        {
-          std::lock_guard<std::mutex> lock(tcp_send);
-          client = std::move(next);
-        }
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          ++stats.clients;
-        }
-        qtm_reply("QTM RT Interface connected");
-      }
       try {
-        std::vector<std::uint8_t> header(k_qtm_header_bytes);
-        if (!client.receive_exact(header.data(), header.size(), k_poll)) {
-          continue;
-        }
-        const std::size_t size = decode_qtm_header(header.data(), header.size()).second;
-        header.resize(size);
-        if (size > k_qtm_header_bytes) {
-          client.receive_exact(header.data() + k_qtm_header_bytes, size - k_qtm_header_bytes, 2.0);
-        }
-        qtm_command(decode_qtm_string(header.data(), header.size()));
+        qtm_serve_once();
       } catch (const MocapError&) {
         // the client left or spoke nonsense: drop it and wait for the next
         unsubscribe_all();
@@ -252,6 +237,35 @@ struct StreamServer::Impl {
         client.close();
       }
     }
+  }
+
+  /// Accepts a client (greeting it) or answers one command of the connected one.
+  void qtm_serve_once() {
+    if (!client.valid()) {
+      net::TcpStream next = listener->accept(k_poll);
+      if (!next.valid()) {
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(tcp_send);
+        client = std::move(next);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++stats.clients;
+      }
+      qtm_reply("QTM RT Interface connected");
+    }
+    std::vector<std::uint8_t> packet(k_qtm_header_bytes);
+    if (!client.receive_exact(packet.data(), packet.size(), k_poll)) {
+      return;
+    }
+    const std::size_t size = decode_qtm_header(packet.data(), packet.size()).second;
+    packet.resize(size);
+    if (size > k_qtm_header_bytes) {
+      client.receive_exact(packet.data() + k_qtm_header_bytes, size - k_qtm_header_bytes, 2.0);
+    }
+    qtm_command(decode_qtm_string(packet.data(), packet.size()));
   }
 
   std::vector<std::uint8_t> qtm_packet(const ServedFrame& f, std::uint32_t number) const {
@@ -413,6 +427,12 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   }
   s.settings = std::move(settings);
   s.build_frames(capture);
+  // Frames too big for one packet are refused here, not in the sending thread.
+  if (s.settings.protocol == LiveProtocol::NatNet) {
+    s.natnet_packet(s.frames.front(), 0);
+  } else {
+    s.qtm_packet(s.frames.front(), 0);
+  }
   s.data = std::make_unique<net::UdpSocket>(0);
   if (s.settings.protocol == LiveProtocol::NatNet) {
     const int port = s.settings.command_port < 0 ? k_natnet_command_port : s.settings.command_port;
