@@ -130,15 +130,8 @@ LiveScene make_live(const Arguments& args) {
               stream->server_description().c_str(), args.server.c_str(), args.warmup);
   std::this_thread::sleep_for(std::chrono::duration<double>(args.warmup));
   *warming = false;
-  CaptureInfo info;
-  info.source = args.live + "://" + args.server;
-  info.format = args.live + "-live";
-  info.length_unit = "m";
-  info.unit_in_metres = 1.0;
-  info.unit_source = "declared";
-  info.up_axis = Axis::Z;
   LiveScene out;
-  out.scene.capture = recorder->capture(info);
+  out.scene.capture = recorder->capture(live_recording_info(settings));
   out.scene.live = [stream](const std::vector<std::string>& names) {
     LiveSources live;
     for (const std::string& name : names) {

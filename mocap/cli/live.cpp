@@ -99,18 +99,8 @@ int run_record(const RecordCommand& command) {
     std::fprintf(stderr, "odemocap record: nothing was received\n");
     return 1;
   }
-  CaptureInfo info;
-  info.source = std::string(protocol_name(c.stream.protocol)) + "://" + c.stream.server;
-  info.format = std::string(protocol_name(c.stream.protocol)) + "-live";
-  info.length_unit = "m";
-  info.unit_in_metres = 1.0;
-  info.unit_source = "declared";
-  info.up_axis = Axis::Z;
-  info.file_up_axis = c.stream.server_up_axis.value_or(
-      c.stream.protocol == LiveProtocol::NatNet ? Axis::Y : Axis::Z);
-  info.up_axis_source = c.stream.server_up_axis ? "given" : "format";
   try {
-    save_rigid_body_csv(recorder.capture(info), c.output);
+    save_rigid_body_csv(recorder.capture(live_recording_info(c.stream)), c.output);
   } catch (const MocapError& e) {
     std::fprintf(stderr, "odemocap record: %s\n", e.what());
     return 1;

@@ -94,6 +94,11 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// What a capture recorded from a stream with `settings` says of itself: source
+/// "natnet://server" (or qtm), format "natnet-live", metres (declared), the up axis the poses
+/// were delivered in and the server's.
+CaptureInfo live_recording_info(const LiveStreamSettings& settings);
+
 /// Collects what a LiveStream delivers (hand on_sample() to LiveStreamSettings::on_sample) and
 /// turns it into a Capture: per body, samples in capture-time order, a frame received twice
 /// kept once, untracked frames as gaps.

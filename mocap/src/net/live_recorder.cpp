@@ -8,6 +8,22 @@
 
 namespace odemocap {
 
+CaptureInfo live_recording_info(const LiveStreamSettings& settings) {
+  const std::string protocol = protocol_name(settings.protocol);
+  const Axis server_up = settings.server_up_axis.value_or(
+      settings.protocol == LiveProtocol::NatNet ? Axis::Y : Axis::Z);
+  CaptureInfo info;
+  info.source = protocol + "://" + settings.server;
+  info.format = protocol + "-live";
+  info.length_unit = "m";
+  info.unit_in_metres = 1.0;
+  info.unit_source = "declared";
+  info.up_axis = settings.up_axis.value_or(server_up);
+  info.file_up_axis = server_up;
+  info.up_axis_source = settings.server_up_axis ? "given" : "format";
+  return info;
+}
+
 std::function<void(const std::string&, const LiveSample&)> LiveRecorder::on_sample() {
   return [this](const std::string& body, const LiveSample& sample) {
     std::lock_guard<std::mutex> lock(mutex_);

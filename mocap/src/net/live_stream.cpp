@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -87,12 +88,14 @@ struct LiveStream::Impl {
 
   /// A NatNet id ("3") as the name Motive gave that body, when known.
   std::string key_locked(const std::string& name) const {
-    for (const auto& [id, given] : natnet_names) {
-      if (std::to_string(id) == name) {
-        return given;
-      }
+    std::int32_t id = 0;
+    const char* end = name.data() + name.size();
+    const auto [at, error] = std::from_chars(name.data(), end, id);
+    if (error != std::errc() || at != end || name.empty()) {
+      return name;
     }
-    return name;
+    const auto named = natnet_names.find(id);
+    return named != natnet_names.end() ? named->second : name;
   }
 
   std::shared_ptr<LiveSource> source_locked(const std::string& requested) {
@@ -105,14 +108,17 @@ struct LiveStream::Impl {
     return it->second;
   }
 
-  void deliver(const std::string& name, LiveSample s) {
+  /// Pushes a sample to the body `key` names (a NatNet id is turned into its name here).
+  void deliver(const std::string& key, LiveSample s) {
     if (turning && s.valid) {
       s.pose.p = rotate(turn, s.pose.p);
       s.pose.q = turn * s.pose.q;
     }
     std::shared_ptr<LiveSource> source;
+    std::string name;
     {
       std::lock_guard<std::mutex> lock(mutex);
+      name = key_locked(key);
       source = source_locked(name);
     }
     source->push(s);
@@ -301,13 +307,7 @@ struct LiveStream::Impl {
         request_models();
       }
       for (const auto& [id, sample] : natnet_samples(frame, now)) {
-        std::string name;
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          const auto named = natnet_names.find(id);
-          name = named != natnet_names.end() ? named->second : std::to_string(id);
-        }
-        deliver(name, sample);
+        deliver(std::to_string(id), sample);
       }
     } catch (const MocapError& e) {
       malformed(e.what());
