@@ -4,7 +4,7 @@
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
 
-#include "quat_constraint.hpp"
+#include "joints/quat_constraint.hpp"
 
 #include <odemocap/plugin.hpp>
 

@@ -1,4 +1,4 @@
-#include "swept_sphere.hpp"
+#include "collision/swept_sphere.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,10 +2,10 @@
 #include <odemocap/soft_follower.hpp>
 #include <odemocap/velocity.hpp>
 
-#include "bounded_motor.hpp"
-#include "controller.hpp"
+#include "character/bounded_motor.hpp"
+#include "drive/controller.hpp"
 #include "describe.hpp"
-#include "timed_track.hpp"
+#include "drive/timed_track.hpp"
 
 #include <cmath>
 #include <optional>

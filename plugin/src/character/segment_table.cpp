@@ -1,4 +1,4 @@
-#include "segment_table.hpp"
+#include "character/segment_table.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "quat_joint_core.hpp"
+#include "joints/quat_joint_core.hpp"
 #include "describe.hpp"
 
 #include <odemocap/ode_math.hpp>

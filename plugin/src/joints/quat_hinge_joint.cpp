@@ -1,6 +1,6 @@
 #include <odemocap/quat_hinge_joint.hpp>
 
-#include "quat_joint_core.hpp"
+#include "joints/quat_joint_core.hpp"
 
 #include <cmath>
 

@@ -8,8 +8,8 @@
 #include <odemocap/quat_joint.hpp>
 #include <odemocap/track.hpp>
 
-#include "controller.hpp"
-#include "quat_constraint.hpp"
+#include "drive/controller.hpp"
+#include "joints/quat_constraint.hpp"
 
 #include <ode/ode.h>
 

@@ -2,9 +2,9 @@
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
 
-#include "controller.hpp"
+#include "drive/controller.hpp"
 #include "describe.hpp"
-#include "timed_track.hpp"
+#include "drive/timed_track.hpp"
 
 #include <algorithm>
 #include <cmath>

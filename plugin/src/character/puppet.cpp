@@ -1,5 +1,5 @@
-#include "puppet.hpp"
-#include "bounded_motor.hpp"
+#include "character/puppet.hpp"
+#include "character/bounded_motor.hpp"
 
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>

@@ -1,4 +1,4 @@
-#include "controller.hpp"
+#include "drive/controller.hpp"
 
 #include <odemocap/kinematic_driver.hpp>
 

@@ -1,11 +1,11 @@
 #include <odemocap/character.hpp>
 #include <odemocap/ode_math.hpp>
 
-#include "controller.hpp"
+#include "drive/controller.hpp"
 #include "describe.hpp"
-#include "puppet.hpp"
-#include "segment_table.hpp"
-#include "timed_track.hpp"
+#include "character/puppet.hpp"
+#include "character/segment_table.hpp"
+#include "drive/timed_track.hpp"
 
 #include <algorithm>
 #include <cmath>

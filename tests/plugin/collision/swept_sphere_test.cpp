@@ -4,7 +4,7 @@
 // first touch. The distances here are written from the definitions, not from the sweep code.
 #include "support/reference_math.hpp"
 
-#include "swept_sphere.hpp"
+#include "collision/swept_sphere.hpp"
 
 #include <gtest/gtest.h>
 

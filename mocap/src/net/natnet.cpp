@@ -1,7 +1,7 @@
 #include <odemocap/error.hpp>
 #include <odemocap/natnet.hpp>
 
-#include "formats/packet_io.hpp"
+#include "net/packet_io.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -10,7 +10,7 @@
 
 #include <odemocap/character.hpp>
 
-#include "controller.hpp"
+#include "drive/controller.hpp"
 
 #include <ode/ode.h>
 

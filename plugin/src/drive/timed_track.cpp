@@ -1,4 +1,4 @@
-#include "timed_track.hpp"
+#include "drive/timed_track.hpp"
 #include "describe.hpp"
 
 namespace odemocap::detail {

@@ -2,7 +2,7 @@
 #include <odemocap/qtm_rt.hpp>
 #include <odemocap/quat.hpp>
 
-#include "formats/packet_io.hpp"
+#include "net/packet_io.hpp"
 
 #include <pugixml.hpp>
 

@@ -14,7 +14,7 @@
 //   g' = G . (w2 - w1),  G = 1/2 rotate(f, q.w r + vec(q) x r)   (world frame),
 // i.e. J2 = G^T and J1 = -G^T. ODE's angular motor row is a . (w1 - w2) with a unit axis a
 // and an "angle" whose rate is that row, so a = -G/|G| and angle = g/|G|.
-// tests/plugin/quat_joint_test.cpp checks G against finite differences of g.
+// tests/plugin/joints/quat_joint_test.cpp checks G against finite differences of g.
 
 #include <odemocap/quat.hpp>
 

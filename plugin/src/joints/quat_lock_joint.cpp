@@ -1,6 +1,6 @@
 #include <odemocap/quat_lock_joint.hpp>
 
-#include "quat_joint_core.hpp"
+#include "joints/quat_joint_core.hpp"
 
 namespace odemocap {
 

@@ -3,7 +3,7 @@
 #include <odemocap/sweep_guard.hpp>
 
 #include "describe.hpp"
-#include "swept_sphere.hpp"
+#include "collision/swept_sphere.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "bounded_motor.hpp"
+#include "character/bounded_motor.hpp"
 
 #include <cmath>
 
