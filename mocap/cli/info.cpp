@@ -97,6 +97,7 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
                      {"file_up_axis", axis_name(info.file_up_axis)},
                      {"up_axis_source", info.up_axis_source},
                      {"notes", info.notes},
+                     {"tolerated", info.tolerated},
                      {"tracks", nlohmann::json::array()}};
   for (const TrackSummary& s : tracks) {
     const Track& t = *s.track;
@@ -112,10 +113,8 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
     track["max_linear_speed"] = any ? nlohmann::json(s.max_linear_speed) : nlohmann::json();
     track["max_angular_speed"] =
         any && !t.position_only() ? nlohmann::json(s.max_angular_speed) : nlohmann::json();
-    if (any) {
-      track["position_min"] = vec(s.low);
-      track["position_max"] = vec(s.high);
-    }
+    track["position_min"] = any ? vec(s.low) : nlohmann::json();
+    track["position_max"] = any ? vec(s.high) : nlohmann::json();
     out["tracks"].push_back(std::move(track));
   }
   // Stance phases of the foot tracks: {"name": [[start, end], ...]}; null when the unit is not

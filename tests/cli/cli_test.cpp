@@ -754,3 +754,33 @@ TEST_F(Cli, RecordWithoutAServerAndServeWithoutBodiesExitWithTwo) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Cli, ACutC3dSaysSoInInfoAndConvertAndEmptyTracksHaveNullRanges) {
+  // c3d.org sample 1 cut 100 bytes into its fourth frame: 3 of 450 frames survive (a frame
+  // is (4 x 26 points + 64 analog values) x 2 bytes = 336; the data starts at block 11).
+  const std::string whole = slurp(odemocap::test::test_data("c3d/Eb015pi.c3d"));
+  const std::string cut = (dir_ / "cut.c3d").string();
+  std::ofstream(cut, std::ios::binary) << whole.substr(0, 10 * 512 + 3 * 336 + 100);
+  const Outcome info = run("info '" + cut + "'");
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("holds 3 of the 450 announced frames"), std::string::npos) << info.out;
+  const Outcome convert = run("convert '" + cut + "' -o '" + (dir_ / "cut.csv").string() + "'");
+  EXPECT_EQ(convert.status, 0) << convert.err;
+  EXPECT_NE(convert.err.find("holds 3 of the 450 announced frames"), std::string::npos)
+      << convert.err;
+  const Outcome json = run("info --format json '" + cut + "'");
+  ASSERT_FALSE(only_file(json.out)["tolerated"].empty());
+  // c3d.org sample 18's third point (P3) has no valid sample: its ranges are null, not absent.
+  const Outcome empty =
+      run("info --format json '" + odemocap::test::test_data("c3d/bad_parameter_section.c3d") + "'");
+  const nlohmann::json track = only_file(empty.out)["tracks"][2];
+  ASSERT_EQ(track["name"], "P3");
+  ASSERT_EQ(track["valid"], 0);
+  ASSERT_TRUE(track.contains("position_min"));
+  EXPECT_TRUE(track["position_min"].is_null());
+  EXPECT_TRUE(track["position_max"].is_null());
+}
+
+} // namespace

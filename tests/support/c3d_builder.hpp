@@ -36,6 +36,7 @@ struct C3dSpec {
   std::vector<std::vector<C3dRotation>> rotations; ///< frames x bodies (ratio 1)
   int point_data_start = -1; ///< POINT:DATA_START as written; -1: the real block
   std::string y_screen;      ///< POINT:Y_SCREEN, e.g. "-Z"; empty: absent
+  int claimed_parameter_blocks = 2; ///< the parameter section's block count as written
 };
 
 class C3dBuilder {
@@ -43,12 +44,14 @@ public:
   explicit C3dBuilder(int processor) : processor_(processor) {}
 
   void u8(std::string& out, int v) const { out.push_back(static_cast<char>(v & 0xff)); }
+  /// A 16-bit word: low byte first, high byte first on MIPS (big-endian).
   void i16(std::string& out, int v) const {
     const auto u = static_cast<std::uint16_t>(v);
-    u8(out, u & 0xff);
-    u8(out, u >> 8);
+    u8(out, processor_ == 86 ? u >> 8 : u & 0xff);
+    u8(out, processor_ == 86 ? u & 0xff : u >> 8);
   }
-  /// IEEE single, or DEC F-float: the IEEE pattern of 4 v, its 16-bit halves swapped.
+  /// IEEE single (big-endian on MIPS), or DEC F-float: the IEEE pattern of 4 v, its 16-bit
+  /// halves swapped.
   void f32(std::string& out, double v) const {
     float f = static_cast<float>(processor_ == 85 ? v * 4.0 : v);
     std::uint32_t bits;
@@ -57,7 +60,7 @@ public:
       bits = (bits >> 16) | (bits << 16);
     }
     for (int k = 0; k < 4; ++k) {
-      u8(out, static_cast<int>(bits >> (8 * k)));
+      u8(out, static_cast<int>(bits >> (processor_ == 86 ? 24 - 8 * k : 8 * k)));
     }
   }
 
@@ -90,7 +93,7 @@ public:
     std::string params;
     u8(params, 1);
     u8(params, 0x50);
-    u8(params, parameter_blocks);
+    u8(params, s.claimed_parameter_blocks);
     u8(params, s.processor);
     group(params, 1, "POINT");
     integer(params, 1, "USED", points);

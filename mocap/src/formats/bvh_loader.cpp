@@ -313,16 +313,19 @@ Skeleton parse_skeleton(std::string_view text, std::string_view source, bool str
   return skeleton;
 }
 
-/// Roots whose position channels hold absolute positions: their OFFSET, the rest position,
-/// equals the first frame's channels (exporters that write the rest pose into both, as
-/// Blender's exporter does). Such channels replace the OFFSET, as Blender's importer reads them
-/// (the channel minus the rest head, applied to the rest head) and three.js's loader does; the
-/// BVH description's "OFFSET + channels" would lift such a skeleton off the floor by its own
-/// height. Returns a note per root changed.
+/// Joints whose position channels hold absolute positions: their OFFSET, the rest position,
+/// equals the first frame's channels (exporters that write the rest pose into both: Blender's
+/// for the root, the Bandai Namco motion dataset for every joint, each with six channels).
+/// Such channels replace the OFFSET, as Blender's importer reads them (the channel minus the
+/// rest head, applied to the rest head) and three.js's loader does; the BVH description's
+/// "OFFSET + channels" would lift a root off the floor by its own height and double every
+/// bone below it. The rule is the same for a root and for any other joint. Returns the notes
+/// (roots one each; other joints in one note).
 std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPositions rule) {
   std::vector<std::string> notes;
+  std::vector<std::string> inner;
   for (Joint& joint : skeleton.joints) {
-    if (joint.parent >= 0 || rule == BvhRootPositions::Additive || skeleton.frame_count == 0) {
+    if (rule == BvhRootPositions::Additive || skeleton.frame_count == 0) {
       continue;
     }
     Vec3 first = joint.offset; // the channels of frame 0, axis by axis
@@ -356,10 +359,29 @@ std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPosit
     const bool equal = size > 0.0 && largest(first - joint.offset) <= 1e-3 * size;
     if (rule == BvhRootPositions::Absolute || equal) {
       joint.absolute_position = true;
+      if (joint.parent >= 0) {
+        inner.push_back(joint.name);
+        continue;
+      }
       notes.push_back("root '" + joint.name + "': its OFFSET " + detail::describe(joint.offset) +
                       (equal ? " equals the first frame's position channels" : "") +
                       ": the channels are absolute positions and replace it");
     }
+  }
+  if (!inner.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < inner.size() && i < 6; ++i) {
+      names += (i == 0 ? "'" : ", '") + inner[i] + "'";
+    }
+    if (inner.size() > 6) {
+      names += " and " + std::to_string(inner.size() - 6) + " more";
+    }
+    notes.push_back(std::to_string(inner.size()) + " joint(s) below a root have position " +
+                    "channels " +
+                    (rule == BvhRootPositions::Absolute ? std::string("(read as absolute, as asked)")
+                                                        : "equal to their OFFSET in the first frame") +
+                    " (" + names + "): the channels replace the OFFSET rather than add to it, "
+                    "which would double every such bone");
   }
   return notes;
 }
@@ -392,11 +414,13 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
     info.length_unit = guess.name;
     info.notes.push_back(guess.note);
   }
-  // The BVH convention is Y up; exporters from Z-up tools write Z up: the head tells.
+  // The BVH convention is Y up; exporters from Z-up tools write Z up: the motion tells (the
+  // head above the feet over the frames), else the rest pose.
   Axis up = Axis::Y;
   bool down = false;
   std::string up_note;
-  if (detail::infer_skeleton_up(skeleton, up, down, up_note)) {
+  if (detail::infer_motion_up(skeleton, up, down, up_note) ||
+      detail::infer_skeleton_up(skeleton, up, down, up_note)) {
     info.up_axis_source = "inferred";
     if (up != Axis::Y || down) {
       info.notes.push_back(up_note + " (not the BVH convention, +Y)" +

@@ -1,6 +1,6 @@
 // C3D (c3d.org): a 512-byte header block, a parameter section of groups and parameters, and a
-// data section of frames (points, then analog samples). Intel (little-endian IEEE) and DEC
-// (little-endian words, VAX F-floats) processors are read; MIPS (big-endian) is refused.
+// data section of frames (points, then analog samples). Intel (little-endian IEEE), DEC
+// (little-endian words, VAX F-floats) and MIPS/SGI (big-endian IEEE) processors are read.
 // Every offset is checked against the file before it is read, and nothing is allocated from a
 // count the file claims until the bytes it implies are known to be there.
 
@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::size_t k_block = 512;
 
-enum class Processor { Intel, Dec };
+enum class Processor { Intel, Dec, Mips };
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -62,7 +62,7 @@ public:
   }
   std::uint16_t u16(std::size_t at, const char* what) const {
     need(at, 2, what);
-    return static_cast<std::uint16_t>(raw(at) | raw(at + 1) << 8);
+    return unchecked_u16(at);
   }
   std::int16_t i16(std::size_t at, const char* what) const {
     return static_cast<std::int16_t>(u16(at, what));
@@ -76,6 +76,8 @@ public:
     std::uint32_t bits;
     if (processor_ == Processor::Intel) {
       bits = raw(at) | raw(at + 1) << 8 | raw(at + 2) << 16 | raw(at + 3) << 24;
+    } else if (processor_ == Processor::Mips) {
+      bits = raw(at) << 24 | raw(at + 1) << 16 | raw(at + 2) << 8 | raw(at + 3);
     } else {
       // DEC F-float: two little-endian 16-bit words, high word first; as an IEEE pattern it
       // reads 4 times too large (exponent bias 128 and a 0.1f mantissa), zero exponent is 0.
@@ -86,10 +88,14 @@ public:
     }
     float f;
     std::memcpy(&f, &bits, sizeof f);
-    return processor_ == Processor::Intel ? f : f / 4.0f;
+    return processor_ == Processor::Dec ? f / 4.0f : f;
+  }
+  std::uint16_t unchecked_u16(std::size_t at) const {
+    return static_cast<std::uint16_t>(processor_ == Processor::Mips ? raw(at) << 8 | raw(at + 1)
+                                                                    : raw(at) | raw(at + 1) << 8);
   }
   std::int16_t unchecked_i16(std::size_t at) const {
-    return static_cast<std::int16_t>(raw(at) | raw(at + 1) << 8);
+    return static_cast<std::int16_t>(unchecked_u16(at));
   }
   std::string_view text(std::size_t at, std::size_t count, const char* what) const {
     need(at, count, what);
@@ -97,6 +103,7 @@ public:
   }
   std::size_t size() const { return data_.size(); }
   void set_processor(Processor p) { processor_ = p; }
+  Processor processor() const { return processor_; }
 
 private:
   std::uint32_t raw(std::size_t at) const { return static_cast<unsigned char>(data_[at]); }
@@ -114,9 +121,32 @@ struct Parameter {
   std::size_t record = 0;
 };
 
+/// C3D strings are padded with spaces or NUL bytes (Motive pads with NULs).
+std::string_view trim_padding(std::string_view s) {
+  const auto first = s.find_first_not_of(std::string_view(" \t\r\n\0", 5));
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  return s.substr(first, s.find_last_not_of(std::string_view(" \t\r\n\0", 5)) - first + 1);
+}
+
 class Parameters {
 public:
-  Parameters(const Bytes& bytes, std::size_t start) : bytes_(bytes) { read(start); }
+  Parameters(const Bytes& bytes) : bytes_(bytes) {}
+  /// The section at byte `start`; its records may run on past the blocks it claims, up to
+  /// `limit` (where the data starts, or the file ends): some writers count the blocks wrong.
+  Parameters(const Bytes& bytes, std::size_t start, std::size_t limit) : bytes_(bytes) {
+    read(start, limit);
+  }
+
+  /// Where the records ran past the blocks the section claims: the byte after the last one
+  /// (0: they did not), and how many blocks it claims.
+  std::size_t overrun() const { return overrun_; }
+  std::size_t claimed_blocks() const { return claimed_blocks_; }
+  /// A record whose offset to the next one is negative ends the section (c3d.org sample 18):
+  /// its byte and offset, or 0.
+  std::size_t broken_end() const { return broken_end_; }
+  int broken_offset() const { return broken_offset_; }
 
   const Parameter* find(const std::string& group, const std::string& name) const {
     const auto g = by_name_.find(group + ":" + name);
@@ -178,18 +208,20 @@ public:
     const std::size_t length = p->dims[0];
     const std::size_t count = p->count / std::max<std::size_t>(length, 1);
     for (std::size_t i = 0; i < count; ++i) {
-      out.emplace_back(detail::trim(bytes_.text(p->data + i * length, length, "parameter text")));
+      out.emplace_back(trim_padding(bytes_.text(p->data + i * length, length, "parameter text")));
     }
     return out;
   }
 
 private:
-  void read(std::size_t start) {
+  void read(std::size_t start, std::size_t limit) {
     const std::uint8_t blocks = bytes_.u8(start + 2, "parameter block count");
     if (blocks == 0) {
       bytes_.fail(start + 2, "the parameter section claims 0 blocks");
     }
-    const std::size_t end = std::min(bytes_.size(), start + blocks * k_block);
+    claimed_blocks_ = blocks;
+    const std::size_t claimed_end = std::min(bytes_.size(), start + blocks * k_block);
+    const std::size_t end = std::max(claimed_end, std::min(bytes_.size(), limit));
     std::size_t at = start + 4;
     std::map<int, std::vector<std::pair<std::string, Parameter>>> pending;
     while (at + 2 <= end) {
@@ -203,18 +235,23 @@ private:
       }
       const std::size_t name_length = static_cast<std::size_t>(std::abs(length));
       const std::string name =
-          upper(detail::trim(bytes_.text(at + 2, name_length, "parameter name")));
+          upper(trim_padding(bytes_.text(at + 2, name_length, "parameter name")));
       const std::size_t offset_at = at + 2 + name_length;
       const std::int16_t next = bytes_.i16(offset_at, "offset to the next parameter");
-      if (next < 0) {
-        bytes_.fail(offset_at,
-                    "offset to the next parameter points backwards (" + std::to_string(next) + ")");
-      }
       const std::size_t body = offset_at + 2;
       if (id < 0) {
         groups_[-id] = name;
       } else {
-        pending[id].emplace_back(name, read_parameter(at, body, end));
+        const Parameter& p = pending[id].emplace_back(name, read_parameter(at, body, end)).second;
+        const std::size_t p_end = p.data + p.count * static_cast<std::size_t>(std::abs(p.type));
+        if (p_end > claimed_end) {
+          overrun_ = std::max(overrun_, p_end);
+        }
+      }
+      if (next < 0) {
+        broken_end_ = offset_at;
+        broken_offset_ = next;
+        break;
       }
       if (next == 0) {
         break;
@@ -257,31 +294,89 @@ private:
   const Bytes& bytes_;
   std::map<int, std::string> groups_;
   std::map<std::string, Parameter> by_name_;
+  std::size_t overrun_ = 0;
+  std::size_t claimed_blocks_ = 0;
+  std::size_t broken_end_ = 0;
+  int broken_offset_ = 0;
 };
 
-double unit_in_metres(const std::string& unit, std::vector<std::string>& notes) {
-  if (const std::optional<double> metres = detail::declared_unit(unit)) {
-    return *metres;
+/// The file's up axis from POINT:Y_SCREEN ("+Z", "-Y", ...; the axis that points up the
+/// screen in a viewer), Z when absent or unreadable. X_SCREEN and Y_SCREEN only orient a
+/// viewer's camera: ezc3d and BTK leave the data as it is, and Qualisys QTM writes "-Z" for
+/// data that stands on +Z. So only the axis is taken, never the sign, and the data is never
+/// turned by them (`note` says so when the sign is "-").
+Axis up_axis_of(const Parameters& parameters, bool& declared, std::string& note) {
+  const std::vector<std::string> y = parameters.strings("POINT", "Y_SCREEN");
+  declared = false;
+  if (y.empty()) {
+    return Axis::Z; // the usual laboratory convention
   }
-  notes.push_back("POINT:UNITS is '" + unit + "', not mm, cm, m or in: millimetres assumed");
-  return 0.001;
+  const std::string& v = y[0];
+  const char letter = static_cast<char>(
+      std::toupper(static_cast<unsigned char>(v.empty() ? ' ' : v.back())));
+  const bool sign_ok = v.size() == 1 || (v.size() == 2 && (v[0] == '+' || v[0] == '-'));
+  if (!sign_ok || (letter != 'X' && letter != 'Y' && letter != 'Z')) {
+    note = "POINT:Y_SCREEN is '" + v + "', not an axis such as +Z: Z taken as up";
+    return Axis::Z;
+  }
+  declared = true;
+  if (v[0] == '-') {
+    note = "POINT:Y_SCREEN is '" + v + "': a viewer's camera setting (the screen's up), not a "
+           "turn of the data; the data is kept as it is, " + std::string(1, letter) + " up";
+  }
+  return letter == 'X' ? Axis::X : letter == 'Y' ? Axis::Y : Axis::Z;
 }
 
-/// The file's up axis from POINT:Y_SCREEN ("+Z", "-Y", ...), Z when absent; `negative` tells
-/// a "-" sign (the data is then turned so that the axis points up).
-Axis up_axis_of(const Parameters& parameters, bool& negative) {
-  const std::vector<std::string> y = parameters.strings("POINT", "Y_SCREEN");
-  negative = false;
-  if (!y.empty() && y[0].size() == 2) {
-    negative = y[0][0] == '-';
-    switch (std::toupper(static_cast<unsigned char>(y[0][1]))) {
-    case 'X': return Axis::X;
-    case 'Y': return Axis::Y;
-    case 'Z': return Axis::Z;
-    default: negative = false; break;
+/// Whether the header's parameter block pointer leads to a parameter section: some writers
+/// leave it out (pointer 0 or 1, the data where the parameters would be, or a zeroed block).
+bool has_parameter_section(std::string_view data) {
+  const auto byte = [&](std::size_t at) {
+    return at < data.size() ? static_cast<unsigned char>(data[at]) : 0u;
+  };
+  const unsigned block = byte(0);
+  if (block < 2) {
+    return false;
+  }
+  const unsigned data_le = byte(16) | byte(17) << 8;
+  const unsigned data_be = byte(16) << 8 | byte(17);
+  if (data_le == block || data_be == block) {
+    return false;
+  }
+  const std::size_t start = (block - 1u) * k_block;
+  return !(start + 4 <= data.size() && byte(start + 2) == 0 && byte(start + 3) == 0);
+}
+
+/// For a file without parameters, the processor whose reading of the header makes sense: a
+/// positive rate, a finite non-zero scale and a data section the file holds; Intel first.
+std::optional<Processor> guess_processor(Bytes& bytes) {
+  for (Processor p : {Processor::Intel, Processor::Dec, Processor::Mips}) {
+    bytes.set_processor(p);
+    if (bytes.size() < k_block) {
+      return std::nullopt;
+    }
+    const double rate = bytes.f32(20, "header rate");
+    const double scale = bytes.f32(12, "header scale");
+    const std::size_t points = bytes.u16(2, "header point count");
+    const std::size_t analog = bytes.u16(4, "header analog count");
+    const std::size_t first = bytes.u16(6, "header first frame");
+    const std::size_t last = bytes.u16(8, "header last frame");
+    const std::size_t block = bytes.u16(16, "header data start");
+    if (!(rate > 0.0 && rate < 1e6) || !std::isfinite(scale) || scale == 0.0 || block < 2 ||
+        last < first) {
+      continue;
+    }
+    const std::size_t frame_bytes = (4 * points + analog) * (scale < 0.0 ? 4 : 2);
+    const std::size_t start = (block - 1) * k_block;
+    if (start < bytes.size() && frame_bytes > 0 &&
+        (bytes.size() - start) / frame_bytes >= last - first + 1) {
+      return p;
     }
   }
-  return Axis::Z; // the usual laboratory convention, and what Y_SCREEN "+Z" says
+  return std::nullopt;
+}
+
+const char* processor_name(Processor p) {
+  return p == Processor::Intel ? "Intel" : p == Processor::Dec ? "DEC" : "MIPS (big-endian)";
 }
 
 /// Labels for `count` tracks: the LABELS parameters in order, then made non-empty and unique
@@ -329,25 +424,60 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   if (bytes.u8(1, "header") != 0x50) {
     bytes.fail(1, "not a C3D file: the second byte is not 0x50");
   }
-  if (parameter_block == 0) {
-    bytes.fail(0, "the header points to parameter block 0");
-  }
-  const std::size_t parameter_start = (parameter_block - 1u) * k_block;
-  const std::uint8_t processor = bytes.u8(parameter_start + 3, "processor type");
-  if (processor == 86) {
-    bytes.fail(parameter_start + 3, "MIPS (big-endian) C3D files are not supported; convert the "
-                                    "file to Intel format (e.g. with ezc3d or Mokka)");
-  }
-  if (processor != 84 && processor != 85) {
-    bytes.fail(parameter_start + 3, "processor type " + std::to_string(processor) +
-                                        " is none of 84 (Intel), 85 (DEC), 86 (MIPS)");
-  }
-  bytes.set_processor(processor == 84 ? Processor::Intel : Processor::Dec);
-  const Parameters parameters(bytes, parameter_start);
-
   CaptureInfo info;
   info.source = std::string(source);
   info.format = to_string(Format::C3d);
+  const auto tolerate = [&](std::size_t at, const std::string& message) {
+    if (options.strict) {
+      bytes.fail(at, message);
+    }
+    info.tolerated.push_back(message);
+    info.notes.push_back(message); // CaptureInfo: every tolerated defect is also a note
+  };
+  std::optional<Parameters> section;
+  if (has_parameter_section(data)) {
+    const std::size_t parameter_start = (parameter_block - 1u) * k_block;
+    const std::uint8_t processor = bytes.u8(parameter_start + 3, "processor type");
+    if (processor < 84 || processor > 86) {
+      bytes.fail(parameter_start + 3, "processor type " + std::to_string(processor) +
+                                          " is none of 84 (Intel), 85 (DEC), 86 (MIPS)");
+    }
+    bytes.set_processor(processor == 84   ? Processor::Intel
+                        : processor == 85 ? Processor::Dec
+                                          : Processor::Mips);
+    // The parameters end where the data starts (when the header says so sensibly).
+    const std::size_t data_at = (std::max<std::size_t>(bytes.u16(16, "header data start"), 1) - 1) *
+                                k_block;
+    section.emplace(bytes, parameter_start,
+                    data_at > parameter_start ? data_at : bytes.size());
+    if (section->overrun() > 0) {
+      tolerate(parameter_start + 2,
+               "the parameter section claims " + std::to_string(section->claimed_blocks()) +
+                   " block(s) but its parameters run on to byte " +
+                   std::to_string(section->overrun()) + "; they were read there");
+    }
+    if (section->broken_end() > 0) {
+      tolerate(section->broken_end(),
+               "the parameter record at byte " + std::to_string(section->broken_end()) +
+                   " gives " + std::to_string(section->broken_offset()) +
+                   " as the offset to the next one: the parameter section was taken to end there");
+    }
+  } else {
+    const std::optional<Processor> processor = guess_processor(bytes);
+    if (!processor) {
+      bytes.fail(0, "the file has no parameter section (the header points to block " +
+                        std::to_string(parameter_block) +
+                        ") and its header does not describe the data in Intel, DEC or MIPS "
+                        "order (rate, scale, frames)");
+    }
+    bytes.set_processor(*processor);
+    section.emplace(bytes);
+    info.notes.push_back(std::string("the file has no parameter section: points, frames, rate "
+                                     "and scale come from the header (read as ") +
+                         processor_name(*processor) +
+                         "), points are named point1, point2, ...; no labels, no unit");
+  }
+  const Parameters& parameters = *section;
   // The header's fields, overridden by the parameters that describe the same thing.
   const std::size_t points =
       parameters.count("POINT", "USED").value_or(bytes.u16(2, "header point count"));
@@ -362,14 +492,9 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   };
   if (data_block != header_block && !inside(data_block) && inside(header_block)) {
     // Some writers leave POINT:DATA_START 0 (or stale) and keep the header right.
-    if (options.strict) {
-      bytes.fail(16, "POINT:DATA_START is block " + std::to_string(data_block) +
-                         ", outside the file; the header says block " +
-                         std::to_string(header_block));
-    }
-    info.tolerated.push_back("POINT:DATA_START is block " + std::to_string(data_block) +
-                             ", outside the file: the header's block " +
-                             std::to_string(header_block) + " was used");
+    tolerate(16, "POINT:DATA_START is block " + std::to_string(data_block) +
+                     ", outside the file: the header's block " + std::to_string(header_block) +
+                     " was used");
     data_block = header_block;
   }
   if (first_frame == 0 && last_frame >= first_frame) {
@@ -419,7 +544,7 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
                                    ? 0
                                    : (bytes.size() - data_start) / frame_bytes;
   if (complete < frames && complete > 0 && !options.strict) {
-    info.tolerated.push_back("the data section holds " + std::to_string(complete) + " of the " +
+    tolerate(data_start, "the data section holds " + std::to_string(complete) + " of the " +
                              std::to_string(frames) + " announced frames (" +
                              std::to_string(frames - complete) +
                              " missing: the file is cut short); the complete frames were loaded");
@@ -427,26 +552,23 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   }
   bytes.need(data_start, frames * frame_bytes, "the data section");
 
+  // A unit the file names but we do not know (or no unit) is inferred from the coordinates
+  // once they are read, and said so: never a silent default.
   const std::vector<std::string> units = parameters.strings("POINT", "UNITS");
-  if (units.empty() && points > 0) {
-    info.notes.push_back("POINT:UNITS is missing: millimetres assumed");
-  }
-  const double unit = units.empty() ? 0.001 : unit_in_metres(units[0], info.notes);
-  info.length_unit = units.empty() ? "mm" : units[0];
-  bool down = false;
-  const Axis up = up_axis_of(parameters, down);
-  if (!parameters.strings("POINT", "Y_SCREEN").empty()) {
+  const std::optional<double> unit =
+      units.empty() ? std::nullopt : detail::declared_unit(units[0]);
+  info.length_unit = units.empty() ? "" : units[0];
+  bool up_declared = false;
+  std::string up_note;
+  const Axis up = up_axis_of(parameters, up_declared, up_note);
+  if (up_declared) {
     info.up_axis_source = "declared";
   }
-  const detail::PoseConversion conversion =
-      detail::make_conversion(options, up, unit, info, 0.0, down);
-  if (down) {
-    info.notes.push_back("POINT:Y_SCREEN says -" +
-                         std::string(up == Axis::X   ? "X"
-                                     : up == Axis::Y ? "Y"
-                                                     : "Z") +
-                         " is up: the data was turned half a turn so that the axis points up");
+  if (!up_note.empty()) {
+    info.notes.push_back(up_note);
   }
+  const detail::PoseConversion conversion =
+      detail::make_conversion(options, up, unit.value_or(0.0), info);
   info.frame_rate = rate;
 
   Capture capture(info);
@@ -565,6 +687,11 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   if (parameters.has_group("ANALOG") && analog_values > 0) {
     capture.info().notes.push_back(std::to_string(analog_values) +
                                    " analog value(s) per frame skipped");
+  }
+  if (!unit && options.unit_in_metres <= 0.0) {
+    detail::infer_unit_from_coordinates(
+        capture, units.empty() ? std::string("POINT:UNITS is missing")
+                               : "POINT:UNITS is '" + units[0] + "', not a unit we know (mm, cm, m, in)");
   }
   return capture;
 }

@@ -318,18 +318,26 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   return conversion;
 }
 
-void coordinates_to_metres(Capture& capture, const LoadOptions& options) {
+void infer_unit_from_coordinates(Capture& capture, const std::string& why) {
   CaptureInfo& info = capture.info();
-  if (!options.to_metres || !info.unit_source.empty()) {
-    return;
-  }
-  const UnitGuess guess = infer_coordinate_unit(capture);
+  UnitGuess guess = infer_coordinate_unit(capture);
   capture.scale_positions(guess.metres);
   info.unit_in_metres = guess.metres;
   info.unit_source = "inferred";
   info.length_unit = guess.name;
   info.length_scale *= guess.metres;
+  const std::string_view plain = "length unit not declared";
+  if (!why.empty() && guess.note.compare(0, plain.size(), plain) == 0) {
+    guess.note.replace(0, plain.size(), why);
+  }
   info.notes.push_back(guess.note);
+}
+
+void coordinates_to_metres(Capture& capture, const LoadOptions& options) {
+  if (!options.to_metres || !capture.info().unit_source.empty()) {
+    return;
+  }
+  infer_unit_from_coordinates(capture, "");
 }
 
 bool TrackSelection::keep(std::string_view name) const {

@@ -41,6 +41,11 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
 /// option is off.
 void coordinates_to_metres(Capture& capture, const LoadOptions& options);
 
+/// Converts a capture whose file names no unit we know (or none where the format wants one) to
+/// metres by inferring the unit from its coordinates; the note starts with `why` (e.g.
+/// "POINT:UNITS is 'furlong'") and gives the evidence.
+void infer_unit_from_coordinates(Capture& capture, const std::string& why);
+
 /// The .asf skeleton of an .amc motion: <subject>.asf beside <subject>_<trial>.amc, or the
 /// only .asf in its directory. Throws LoadError naming what was looked for.
 std::string find_asf_for(const std::string& amc_path);

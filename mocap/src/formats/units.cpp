@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 
 namespace odemocap {
@@ -175,6 +176,95 @@ bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std
   note = std::string("up axis inferred: ") + (negative ? "-" : "+") + name + ", from joint '" +
          skeleton.joints[static_cast<std::size_t>(head)].name + "' " + describe(up) +
          " from the root in the rest pose";
+  return true;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
+double along(const Vec3& v, Axis axis) {
+  return axis == Axis::X ? v.x : axis == Axis::Y ? v.y : v.z;
+}
+
+const char* axis_letter(Axis axis) {
+  return axis == Axis::X ? "X" : axis == Axis::Y ? "Y" : "Z";
+}
+
+} // namespace
+
+bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note) {
+  int head = -1;
+  std::vector<std::size_t> feet;
+  for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
+    const Joint& joint = skeleton.joints[j];
+    if (joint.end_site) {
+      continue;
+    }
+    const std::string name = lower(joint.name);
+    if (head < 0 && name.find("head") != std::string::npos) {
+      head = static_cast<int>(j);
+    } else if (name.find("foot") != std::string::npos || name.find("toe") != std::string::npos ||
+               name.find("ankle") != std::string::npos) {
+      feet.push_back(j);
+    }
+  }
+  if (head < 0 || skeleton.frame_count == 0) {
+    return false;
+  }
+  if (feet.empty()) {
+    int root = head;
+    while (skeleton.joints[static_cast<std::size_t>(root)].parent >= 0) {
+      root = skeleton.joints[static_cast<std::size_t>(root)].parent;
+    }
+    feet.push_back(static_cast<std::size_t>(root));
+  }
+  const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 256);
+  std::vector<Vec3> ups;
+  std::vector<Pose> world;
+  Vec3 sum;
+  for (std::size_t k = 0; k < samples; ++k) {
+    world.clear();
+    forward_kinematics(skeleton, k * skeleton.frame_count / samples, world);
+    Vec3 low;
+    for (std::size_t f : feet) {
+      low = low + world[f].p * (1.0 / static_cast<double>(feet.size()));
+    }
+    const Vec3 up = world[static_cast<std::size_t>(head)].p - low;
+    const double n = norm(up);
+    if (!(n > 0.0) || !std::isfinite(n)) {
+      continue;
+    }
+    ups.push_back(up * (1.0 / n));
+    sum = sum + ups.back();
+  }
+  if (ups.empty()) {
+    return false;
+  }
+  const double ax = std::fabs(sum.x), ay = std::fabs(sum.y), az = std::fabs(sum.z);
+  axis = ax >= ay && ax >= az ? Axis::X : ay >= az ? Axis::Y : Axis::Z;
+  negative = along(sum, axis) < 0.0;
+  // The share of frames in which that axis is the head's dominant direction, with that sign.
+  std::size_t agree = 0;
+  for (const Vec3& u : ups) {
+    const double a = along(u, axis) * (negative ? -1.0 : 1.0);
+    agree += a > 0.0 && a >= std::fabs(u.x) && a >= std::fabs(u.y) && a >= std::fabs(u.z);
+  }
+  const double share = static_cast<double>(agree) / static_cast<double>(ups.size());
+  if (share < 0.8) {
+    return false;
+  }
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * share);
+  note = std::string("up axis inferred from the motion: ") + (negative ? "-" : "+") +
+         axis_letter(axis) + ", the direction from the feet to '" +
+         skeleton.joints[static_cast<std::size_t>(head)].name + "' in " + percent + " of " +
+         std::to_string(ups.size()) + " frames";
   return true;
 }
 

@@ -31,6 +31,12 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton);
 /// skeleton has no head joint or it sits on the root.
 bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
 
+/// The file's up axis from the motion: the dominant axis (and sign) from the feet (joints named
+/// foot, toe or ankle; the root when there are none) to the head, summed over up to 256 frames
+/// spread over the capture. False when there is no head, no frame, or no axis holds in at
+/// least 80% of the frames; `note` gives the axis and that share.
+bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
+
 /// The unit that puts the largest coordinate of the valid positions closest to 2 m (a lab's
 /// capture volume reaches a few metres from its origin), among metres, centimetres and
 /// millimetres. Positions are the file's numbers.

@@ -280,22 +280,212 @@ TEST(C3dLoader, AHeaderCountingFramesFromZeroStartsAtTimeZero) {
   EXPECT_NE(c.info().notes.back().find("first frame is 0"), std::string::npos);
 }
 
-TEST(C3dLoader, AMinusYScreenTurnsTheDataSoThatUpIsUp) {
+TEST(C3dLoader, YScreenIsAViewerSettingTheDataIsNeverTurned) {
+  // Qualisys QTM writes X_SCREEN "-X", Y_SCREEN "-Z" for data that stands on +Z: L_HDF (head)
+  // at z = +1441.551 mm and L_FM1 (toe) at +106.167 mm in frame 1, read from the bytes by hand
+  // (../shared/data/ezc3d/Qualisys.c3d; points 10 and 24, float data at block 29).
+  const std::string path = test::shared_data("ezc3d/Qualisys.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture c = load_capture(path);
+  EXPECT_EQ(c.info().up_axis, Axis::Z);
+  EXPECT_EQ(c.info().up_axis_source, "declared");
+  const Vec3 head = c.track("L_HDF").position(0);
+  const Vec3 toe = c.track("L_FM1").position(0);
+  EXPECT_NEAR(head.x, -0.1650245819, 1e-9);
+  EXPECT_NEAR(head.y, 0.2306246338, 1e-9);
+  EXPECT_NEAR(head.z, 1.4415513916, 1e-9);
+  EXPECT_NEAR(toe.z, 0.1061674271, 1e-9);
+  // The old reading turned the data half a turn: the head 1.44 m below the floor.
+  const Vec3 turned = rotate(from_to({0, 0, -1}, {0, 0, 1}), head);
+  EXPECT_LT(turned.z, 0.0);
+  bool said = false;
+  for (const std::string& note : c.info().notes) {
+    said = said || note.find("Y_SCREEN is '-Z'") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+
+  // Written by the builder: "-Z" and "+Z" load the same numbers.
   C3dSpec spec = three_markers(84, -0.1);
   spec.y_screen = "-Z";
   const Capture down = parse_c3d(C3dBuilder(84).build(spec), "down.c3d");
   spec.y_screen = "+Z";
   const Capture up = parse_c3d(C3dBuilder(84).build(spec), "up.c3d");
-  EXPECT_EQ(down.info().up_axis, Axis::Z);
-  // A half turn about a horizontal axis: z (up) changes sign, and so does one horizontal axis
-  // (a proper rotation, not the mirror image a plain z -> -z would make).
-  const Vec3 a = down.track("a").position(3);
-  const Vec3 b = up.track("a").position(3);
-  EXPECT_NEAR(a.z, -b.z, 1e-12);
-  EXPECT_NEAR(std::fabs(a.x), std::fabs(b.x), 1e-12);
-  EXPECT_NEAR(std::fabs(a.y), std::fabs(b.y), 1e-12);
-  EXPECT_NEAR(a.x * a.y, -(b.x * b.y), 1e-12);
-  EXPECT_NE(down.info().notes.back().find("-Z is up"), std::string::npos);
+  for (std::size_t i = 0; i < up.track("a").size(); ++i) {
+    EXPECT_EQ(norm(down.track("a").position(i) - up.track("a").position(i)), 0.0);
+  }
+  spec.y_screen = "+Y";
+  EXPECT_EQ(parse_c3d(C3dBuilder(84).build(spec), "y.c3d").info().file_up_axis, Axis::Y);
+}
+
+TEST(C3dLoader, UnitsPaddedWithNulBytesAreRead) {
+  // OptiTrack Motive 2.2 pads POINT:UNITS with NUL bytes: "m\0\0\0" is metres, not the
+  // millimetre fallback that made every position 1000 times too small.
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.units = std::string("m\0\0\0", 4);
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "motive.c3d");
+  EXPECT_EQ(c.info().unit_in_metres, 1.0);
+  EXPECT_EQ(c.info().unit_source, "declared");
+  EXPECT_EQ(c.info().length_unit, "m");
+  spec.units = "mm";
+  const Capture mm = parse_c3d(C3dBuilder(84).build(spec), "mm.c3d");
+  EXPECT_NEAR(c.track("a").position(2).x, 1000.0 * mm.track("a").position(2).x, 1e-9);
+}
+
+TEST(C3dLoader, AnUnknownUnitIsInferredFromTheCoordinatesAndSaid) {
+  C3dSpec spec = three_markers(84, -0.1);
+  for (auto& frame : spec.frames) { // a person-sized capture volume, in millimetres
+    for (C3dPoint& p : frame) {
+      p.x *= 1000.0;
+      p.z += 1500.0;
+    }
+  }
+  spec.units = "furlong";
+  const Capture c = parse_c3d(C3dBuilder(84).build(spec), "odd.c3d");
+  EXPECT_EQ(c.info().unit_source, "inferred");
+  EXPECT_EQ(c.info().unit_in_metres, 0.001);
+  ASSERT_FALSE(c.info().notes.empty());
+  const std::string& note = c.info().notes.back();
+  EXPECT_NE(note.find("POINT:UNITS is 'furlong'"), std::string::npos) << note;
+  EXPECT_NE(note.find("inferred mm"), std::string::npos) << note;
+}
+
+TEST(C3dLoader, BigEndianFilesReadTheSameNumbersAsIntelAndDec) {
+  // c3d.org's sample 1: the same trial written by PC (Intel), SGI (MIPS) and DEC software.
+  const Capture intel = load_capture(test::test_data("c3d/Eb015pi.c3d"));
+  const Capture sgi = load_capture(test::test_data("c3d/Eb015si.c3d"));
+  const Capture dec = load_capture(test::test_data("c3d/Eb015vi.c3d"));
+  ASSERT_EQ(sgi.tracks().size(), 26u);
+  EXPECT_EQ(sgi.info().frame_rate, 50.0);
+  // Hand-read from the bytes (tests/data/c3d/PROVENANCE.md).
+  const Track& rft1 = sgi.track("RFT1");
+  ASSERT_EQ(rft1.size(), 450u);
+  EXPECT_NEAR(rft1.position(0).x, 0.2485833407, 1e-9);
+  EXPECT_NEAR(rft1.position(0).y, 0.2268333401, 1e-9);
+  EXPECT_NEAR(rft1.position(0).z, 0.0374166678, 1e-9);
+  EXPECT_NEAR(rft1.position(449).y, 2.2480000670, 1e-9);
+  EXPECT_NEAR(sgi.tracks()[5].position(100).x, -0.0647500019, 1e-9);
+  for (const Capture* other : {&intel, &dec}) {
+    ASSERT_EQ(other->tracks().size(), sgi.tracks().size());
+    for (std::size_t t = 0; t < sgi.tracks().size(); ++t) {
+      const Track& a = sgi.tracks()[t];
+      const Track& b = other->tracks()[t];
+      ASSERT_EQ(a.name(), b.name());
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a.valid(i), b.valid(i));
+        EXPECT_NEAR(norm(a.position(i) - b.position(i)), 0.0, 1e-9) << a.name() << " " << i;
+      }
+    }
+  }
+  // Big-endian float storage: sample 2.
+  const Capture sgi_real = load_capture(test::test_data("c3d/sgi_real.c3d"));
+  const Capture pc_real = load_capture(test::test_data("c3d/pc_real.c3d"));
+  const Vec3 p = sgi_real.tracks()[1].position(10);
+  EXPECT_NEAR(p.x, 0.27640179443, 1e-9);
+  EXPECT_NEAR(p.y, 0.36159988403, 1e-9);
+  EXPECT_NEAR(p.z, 0.11556575012, 1e-9);
+  EXPECT_EQ(norm(p - pc_real.tracks()[1].position(10)), 0.0);
+  // Read little-endian, as the old loader would have if it had not refused: garbage.
+  std::ifstream in(test::test_data("c3d/Eb015si.c3d"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes[512 + 3] = 84; // claim Intel
+  std::string error;
+  try {
+    const Capture wrong = parse_c3d(bytes, "wrong-order.c3d");
+    error = "(loaded)";
+    EXPECT_GT(norm(wrong.track("RFT1").position(0) - rft1.position(0)), 1.0);
+  } catch (const LoadError& e) {
+    error = e.what();
+  }
+  EXPECT_FALSE(error.empty());
+  // The builder's big-endian files too.
+  const Capture built = parse_c3d(C3dBuilder(86).build(three_markers(86, -0.1)), "mips.c3d");
+  const Capture built_intel = parse_c3d(C3dBuilder(84).build(three_markers(84, -0.1)), "pc.c3d");
+  EXPECT_EQ(norm(built.track("c").position(3) - built_intel.track("c").position(3)), 0.0);
+}
+
+TEST(C3dLoader, ParametersRunningPastTheClaimedBlocksAreReadWithANote) {
+  // BTK's parameterOverflow.c3d (DEC): the section claims 46 blocks, ANALYSIS:VALUES runs past
+  // them; the data starts at block 51.
+  const Capture c = load_capture(test::test_data("c3d/parameterOverflow.c3d"));
+  EXPECT_EQ(c.tracks().size(), 142u);
+  EXPECT_EQ(c.info().frame_rate, 100.0);
+  const Vec3 hip = c.track("LHipAngles").position(50);
+  EXPECT_NEAR(hip.x, -0.0085555849, 1e-9);
+  EXPECT_NEAR(hip.y, 0.0005215490, 1e-9);
+  EXPECT_NEAR(hip.z, 0.0036657825, 1e-9);
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("claims 46 block(s)"), std::string::npos)
+      << c.info().tolerated[0];
+  LoadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(load_capture(test::test_data("c3d/parameterOverflow.c3d"), strict), LoadError);
+
+  // The builder: a section that claims 1 block but fills 2.
+  C3dSpec spec = three_markers(84, -0.1);
+  spec.claimed_parameter_blocks = 1;
+  spec.labels = {std::string(200, 'a'), std::string(200, 'b'), std::string(200, 'c')};
+  const Capture built = parse_c3d(C3dBuilder(84).build(spec), "long.c3d");
+  EXPECT_EQ(built.tracks()[2].name(), std::string(200, 'c'));
+  EXPECT_EQ(built.info().tolerated.size(), 1u);
+}
+
+TEST(C3dLoader, ANegativeOffsetEndsTheParameterSectionWithANote) {
+  // c3d.org sample 18: an empty group whose offset to the next record is -1.
+  const Capture c = load_capture(test::test_data("c3d/bad_parameter_section.c3d"));
+  EXPECT_EQ(c.tracks().size(), 45u);
+  EXPECT_EQ(c.info().frame_rate, 120.0);
+  const Vec3 p = c.track("P1").position(0);
+  EXPECT_NEAR(p.x, -0.5873705048, 1e-9);
+  EXPECT_NEAR(p.y, 0.2341298150, 1e-9);
+  EXPECT_NEAR(p.z, 0.5262583533, 1e-9);
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("gives -1 as the offset"), std::string::npos)
+      << c.info().tolerated[0];
+}
+
+TEST(C3dLoader, AFileWithoutParametersLoadsFromItsHeaderWithANote) {
+  C3dSpec spec = three_markers(84, -0.1);
+  for (auto& frame : spec.frames) { // millimetres, so that the unit can be inferred
+    for (C3dPoint& p : frame) {
+      p.x *= 1000.0;
+      p.y *= 1000.0;
+      p.z = 1000.0 + 100.0 * p.z;
+    }
+  }
+  const std::string full = C3dBuilder(84).build(spec);
+  const Capture reference = parse_c3d(full, "full.c3d");
+  // Header and data only: the header's parameter pointer and data start both say block 2.
+  std::string bare = full.substr(0, 512) + full.substr(512 * 3);
+  bare[0] = 2;
+  bare[16] = 2;
+  bare[17] = 0;
+  // And the parameter pointer 0 with the parameter blocks left in place.
+  std::string zero = full;
+  zero[0] = 0;
+  for (const std::string& bytes : {bare, zero}) {
+    const Capture c = parse_c3d(bytes, "bare.c3d");
+    ASSERT_EQ(c.tracks().size(), 3u);
+    EXPECT_EQ(c.tracks()[0].name(), "point1");
+    EXPECT_EQ(c.info().frame_rate, spec.rate);
+    EXPECT_EQ(c.info().unit_source, "inferred");
+    for (std::size_t t = 0; t < 3; ++t) {
+      for (std::size_t i = 0; i < c.tracks()[t].size(); ++i) {
+        EXPECT_NEAR(norm(c.tracks()[t].position(i) - reference.tracks()[t].position(i)), 0.0,
+                    1e-9);
+      }
+    }
+    bool said = false;
+    for (const std::string& note : c.info().notes) {
+      said = said || note.find("no parameter section") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+  }
+  // A header that describes nothing readable is refused, naming why.
+  std::string nothing = bare;
+  nothing[20] = nothing[21] = nothing[22] = nothing[23] = 0; // rate 0 in every byte order
+  EXPECT_NE(error_of(nothing).find("no parameter section"), std::string::npos)
+      << error_of(nothing);
 }
 
 TEST(C3dLoader, BrokenFilesAreRefusedWithTheByteWhereTheyBreak) {
@@ -319,8 +509,9 @@ TEST(C3dLoader, BrokenFilesAreRefusedWithTheByteWhereTheyBreak) {
         << e.what();
   }
 
-  std::string mips = C3dBuilder(86).build(three_markers(86, -0.1));
-  EXPECT_NE(error_of(mips).find("MIPS"), std::string::npos);
+  std::string bad_processor = good;
+  bad_processor[512 + 3] = 90;
+  EXPECT_NE(error_of(bad_processor).find("processor type 90"), std::string::npos);
 
   std::string wrong_key = good;
   wrong_key[1] = 0x51;
@@ -345,7 +536,11 @@ TEST(C3dLoader, BrokenFilesAreRefusedWithTheByteWhereTheyBreak) {
   const std::size_t scale = backwards.find("SCALE");
   backwards[scale + 5] = static_cast<char>(0xf0); // offset to the next parameter: -16
   backwards[scale + 6] = static_cast<char>(0xff);
-  EXPECT_NE(error_of(backwards).find("points backwards"), std::string::npos);
+  // A negative offset ends the section (c3d.org sample 18 is written so): tolerated with a
+  // note, refused when strict; what it cut off is then missing (here RATE: the header's).
+  EXPECT_EQ(error_of(backwards), "(no error)");
+  EXPECT_NE(parse_c3d(backwards, "b.c3d").info().tolerated.at(0).find("-16"), std::string::npos);
+  EXPECT_THROW(parse_c3d(backwards, "b.c3d", strict), LoadError);
 
   std::string bad_type = good;
   bad_type[scale + 7] = 3; // no such parameter type

@@ -143,7 +143,7 @@ TEST(UpAxis, ABvhSaysItsUpAxisThroughItsHead) {
   to_z.up_axis = Axis::Z;
   const Capture c = parse_bvh(z_up, "zup.bvh", to_z);
   EXPECT_EQ(c.info().file_up_axis, Axis::Z);
-  EXPECT_NE(c.info().notes.back().find("up axis inferred: +Z"), std::string::npos)
+  EXPECT_NE(c.info().notes.back().find("up axis inferred from the motion: +Z"), std::string::npos)
       << c.info().notes.back();
   // No turn was needed: the head stays straight above the hips (taking the BVH convention,
   // Y, and turning Y to Z would have laid the figure on its back, head along -Y).
