@@ -3,6 +3,7 @@
 #include "json_output.hpp"
 
 #include <odemocap/footfall.hpp>
+#include <odemocap/plausibility.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +68,15 @@ std::vector<std::pair<std::string, std::vector<Stance>>> footfalls(const Capture
   return out;
 }
 
+/// The plausibility check's messages (odemocap validate reports the same as warnings).
+std::vector<std::string> plausibility_warnings(const Capture& capture) {
+  std::vector<std::string> out;
+  for (const Finding& f : check_plausibility(capture)) {
+    out.push_back(f.message);
+  }
+  return out;
+}
+
 /// What the stored positions are, in words: "m (file unit mm, declared)".
 std::string units_text(const CaptureInfo& info) {
   std::string file_unit = info.unit_source.empty()
@@ -98,6 +108,7 @@ nlohmann::json file_json(const std::string& path, const Capture& capture,
                      {"up_axis_source", info.up_axis_source},
                      {"notes", info.notes},
                      {"tolerated", info.tolerated},
+                     {"warnings", plausibility_warnings(capture)},
                      {"tracks", nlohmann::json::array()}};
   for (const TrackSummary& s : tracks) {
     const Track& t = *s.track;
@@ -157,6 +168,9 @@ void print_text(const std::string& path, const Capture& capture,
               axis_name(info.up_axis), axis_name(info.file_up_axis), info.up_axis_source.c_str());
   for (const std::string& note : info.notes) {
     std::printf("  note: %s\n", printable(note).c_str());
+  }
+  for (const std::string& warning : plausibility_warnings(capture)) {
+    std::printf("  warning: %s\n", printable(warning).c_str());
   }
   const int w = static_cast<int>(width);
   char speed_header[32];

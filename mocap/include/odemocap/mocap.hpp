@@ -12,6 +12,7 @@
 #include <odemocap/live_stream.hpp>
 #include <odemocap/load.hpp>
 #include <odemocap/natnet.hpp>
+#include <odemocap/plausibility.hpp>
 #include <odemocap/pose.hpp>
 #include <odemocap/pose_source.hpp>
 #include <odemocap/qtm_rt.hpp>

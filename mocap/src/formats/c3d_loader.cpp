@@ -328,7 +328,8 @@ Axis up_axis_of(const Parameters& parameters, bool& declared, std::string& note)
 }
 
 /// Whether the header's parameter block pointer leads to a parameter section: some writers
-/// leave it out (pointer 0 or 1, the data where the parameters would be, or a zeroed block).
+/// leave it out (pointer 0 or 1, the data where the parameters would be, or a section of 0
+/// blocks, as PhaseSpace's c3d.org sample 20).
 bool has_parameter_section(std::string_view data) {
   const auto byte = [&](std::size_t at) {
     return at < data.size() ? static_cast<unsigned char>(data[at]) : 0u;
@@ -343,7 +344,7 @@ bool has_parameter_section(std::string_view data) {
     return false;
   }
   const std::size_t start = (block - 1u) * k_block;
-  return !(start + 4 <= data.size() && byte(start + 2) == 0 && byte(start + 3) == 0);
+  return !(start + 4 <= data.size() && byte(start + 2) == 0);
 }
 
 /// For a file without parameters, the processor whose reading of the header makes sense: a
@@ -463,7 +464,17 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
                    " as the offset to the next one: the parameter section was taken to end there");
     }
   } else {
-    const std::optional<Processor> processor = guess_processor(bytes);
+    // An empty section may still name the processor; otherwise the header must tell.
+    const std::size_t processor_at = (std::max<std::size_t>(parameter_block, 1) - 1u) * k_block + 3;
+    const unsigned named = parameter_block >= 2 && processor_at < bytes.size()
+                               ? bytes.u8(processor_at, "processor type")
+                               : 0u;
+    std::optional<Processor> processor;
+    if (named >= 84 && named <= 86) {
+      processor = named == 84 ? Processor::Intel : named == 85 ? Processor::Dec : Processor::Mips;
+    } else {
+      processor = guess_processor(bytes);
+    }
     if (!processor) {
       bytes.fail(0, "the file has no parameter section (the header points to block " +
                         std::to_string(parameter_block) +

@@ -2,6 +2,7 @@
 #include "math/rates.hpp"
 
 #include <odemocap/error.hpp>
+#include <odemocap/plausibility.hpp>
 #include <odemocap/validate.hpp>
 
 #include <algorithm>
@@ -254,6 +255,9 @@ std::vector<Finding> validate_capture(const Capture& capture, const ValidateOpti
   }
   if (const Skeleton* s = capture.skeleton()) {
     checker.skeleton(*s, capture.info().length_scale);
+  }
+  for (Finding& f : check_plausibility(capture)) {
+    findings.push_back(std::move(f));
   }
   return findings;
 }

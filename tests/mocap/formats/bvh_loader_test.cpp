@@ -1,6 +1,8 @@
 #include "support/data_paths.hpp"
 #include "support/reference_math.hpp"
 
+#include "formats/units.hpp" // the rest-pose inference, to show it is not enough
+
 #include <odemocap/euler.hpp>
 #include <odemocap/load.hpp>
 
@@ -229,6 +231,78 @@ TEST(BvhLoader, AbsoluteRootPositionsPutTheSkeletonOnTheFloor) {
   absolute.bvh_root_positions = BvhRootPositions::Absolute;
   const Capture forced = parse_bvh(placed, "placed.bvh", absolute);
   EXPECT_NEAR(forced.track("Hips").position(0).y, 0.0, 1e-15);
+}
+
+TEST(BvhLoader, EveryJointsPositionChannelsThatRepeatItsOffsetReplaceIt) {
+  // The Bandai Namco research motion dataset's layout (written here; its licence forbids
+  // copying): every joint has six channels and its position channels repeat its OFFSET in
+  // every frame. Centimetres, Y up; frame 1 bends the knee 90 degrees about X.
+  const std::string six = "CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n";
+  const std::string bvh =
+      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 95 0\n" + six +
+      "JOINT Spine\n{\nOFFSET 0 10 0\n" + six + "JOINT Head\n{\nOFFSET 0 60 0\n" + six +
+      "End Site\n{\nOFFSET 0 20 0\n}\n}\n}\n"
+      "JOINT UpperLeg_L\n{\nOFFSET 10 -5 0\n" + six + "JOINT LowerLeg_L\n{\nOFFSET 0 -45 0\n" +
+      six + "JOINT Foot_L\n{\nOFFSET 0 -42 0\n" + six +
+      "End Site\n{\nOFFSET 0 0 10\n}\n}\n}\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n"
+      "0 95 0 0 0 0 0 10 0 0 0 0 0 60 0 0 0 0 10 -5 0 0 0 0 0 -45 0 0 0 0 0 -42 0 0 0 0\n"
+      "0 95 0 0 0 0 0 10 0 0 0 0 0 60 0 0 0 0 10 -5 0 0 0 0 0 -45 0 0 0 90 0 -42 0 0 0 0\n";
+  const Capture c = parse_bvh(bvh, "bandai.bvh");
+  // Bones as long as their OFFSETs: thigh 45, shin 42, neck+head 70 above the hips.
+  EXPECT_NEAR(norm(c.track("LowerLeg_L").position(0) - c.track("UpperLeg_L").position(0)), 45,
+              1e-9);
+  EXPECT_NEAR(norm(c.track("Foot_L").position(0) - c.track("LowerLeg_L").position(0)), 42, 1e-9);
+  EXPECT_NEAR(c.track("Head").position(0).y, 165, 1e-9);
+  // Frame 1, by hand: the knee (at 10, 45, 0) turns +90 degrees about X, so the shin's -Y
+  // points along -Z: the foot at (10, 45, -42).
+  const Vec3 foot = c.track("Foot_L").position(1);
+  EXPECT_NEAR(foot.x, 10, 1e-9);
+  EXPECT_NEAR(foot.y, 45, 1e-9);
+  EXPECT_NEAR(foot.z, -42, 1e-9);
+  bool said = false;
+  for (const std::string& note : c.info().notes) {
+    said = said || note.find("5 joint(s) below a root") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // OFFSET + channels, the naive reading: every bone doubled, a subject 3.3 m tall.
+  LoadOptions additive;
+  additive.bvh_root_positions = BvhRootPositions::Additive;
+  const Capture doubled = parse_bvh(bvh, "bandai.bvh", additive);
+  EXPECT_NEAR(norm(doubled.track("LowerLeg_L").position(0) - doubled.track("UpperLeg_L").position(0)),
+              90, 1e-9);
+}
+
+TEST(BvhLoader, TheUpAxisComesFromTheMotionNotTheRestPose) {
+  // A rest pose standing along +Y that the root's channels turn +90 degrees about X in every
+  // frame: the motion stands along +Z.
+  const std::string bvh =
+      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 -427\n"
+      "CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n"
+      "JOINT Head\n{\nOFFSET 0 70 0\nCHANNELS 3 Zrotation Yrotation Xrotation\n"
+      "End Site\n{\nOFFSET 0 20 0\n}\n}\n"
+      "JOINT Foot\n{\nOFFSET 0 -90 0\nCHANNELS 3 Zrotation Yrotation Xrotation\n"
+      "End Site\n{\nOFFSET 0 0 10\n}\n}\n}\nMOTION\nFrames: 3\nFrame Time: 0.01\n"
+      "0 0 90 0 0 90 0 0 0 0 0 0\n5 0 91 0 10 90 0 0 0 0 0 5\n10 0 92 0 20 90 0 0 0 0 0 10\n";
+  LoadOptions z_up;
+  z_up.up_axis = Axis::Z;
+  const Capture c = parse_bvh(bvh, "turned.bvh", z_up);
+  EXPECT_EQ(c.info().file_up_axis, Axis::Z);
+  EXPECT_EQ(c.info().up_axis_source, "inferred");
+  const Vec3 up = c.track("Head").position(0) - c.track("Foot").position(0);
+  EXPECT_NEAR(up.z, 160, 1e-9);
+  bool said = false;
+  for (const std::string& note : c.info().notes) {
+    said = said || note.find("from the motion: +Z") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // The rest pose alone says +Y: turning Y to Z would lay the figure on its back.
+  Axis axis = Axis::X;
+  bool negative = true;
+  std::string note;
+  ASSERT_TRUE(detail::infer_skeleton_up(parse_bvh_skeleton(bvh, "turned.bvh"), axis, negative, note));
+  EXPECT_EQ(axis, Axis::Y);
+  const Vec3 laid = rotate(from_to({0, 1, 0}, {0, 0, 1}), up);
+  EXPECT_LT(std::fabs(laid.z), 1e-9);
 }
 
 // ---- the real CMU captures ----

@@ -444,6 +444,23 @@ TEST(C3dLoader, ANegativeOffsetEndsTheParameterSectionWithANote) {
       << c.info().tolerated[0];
 }
 
+TEST(C3dLoader, PhaseSpacesFileWithoutParametersLoadsFromItsHeader) {
+  // c3d.org sample 20: a parameter section of 0 blocks; the header alone describes the data.
+  const Capture c = load_capture(test::test_data("c3d/phasespace_sample.c3d"));
+  ASSERT_EQ(c.tracks().size(), 40u);
+  EXPECT_EQ(c.info().frame_rate, 30.0);
+  EXPECT_EQ(c.tracks()[0].size(), 701u);
+  EXPECT_EQ(c.info().unit_in_metres, 0.001); // inferred, with the evidence in a note
+  EXPECT_EQ(c.info().unit_source, "inferred");
+  const Vec3 a = c.track("point1").position(0);
+  EXPECT_NEAR(a.x, 0.16052087402, 1e-9);
+  EXPECT_NEAR(a.y, -0.13520828247, 1e-9);
+  EXPECT_NEAR(a.z, 1.29668017578, 1e-9);
+  const Vec3 b = c.track("point6").position(100);
+  EXPECT_NEAR(b.x, -0.73982885742, 1e-9);
+  EXPECT_NEAR(b.z, 1.50938464355, 1e-9);
+}
+
 TEST(C3dLoader, AFileWithoutParametersLoadsFromItsHeaderWithANote) {
   C3dSpec spec = three_markers(84, -0.1);
   for (auto& frame : spec.frames) { // millimetres, so that the unit can be inferred
