@@ -340,6 +340,52 @@ std::vector<std::size_t> parents_first(const Asf& asf, const Reader& r) {
   return order;
 }
 
+/// The rest pose's largest extent in file units: the bones laid end to end from the root along
+/// their directions.
+double rest_size(const Asf& asf, const std::vector<std::size_t>& order) {
+  std::vector<Vec3> end(asf.bones.size());
+  Vec3 low, high;
+  for (std::size_t b : order) {
+    const Bone& bone = asf.bones[b];
+    const Vec3 start = bone.parent < 0 ? Vec3{} : end[static_cast<std::size_t>(bone.parent)];
+    end[b] = start + bone.direction * bone.length;
+    low = {std::fmin(low.x, end[b].x), std::fmin(low.y, end[b].y), std::fmin(low.z, end[b].z)};
+    high = {std::fmax(high.x, end[b].x), std::fmax(high.y, end[b].y), std::fmax(high.z, end[b].z)};
+  }
+  return std::fmax(high.x - low.x, std::fmax(high.y - low.y, high.z - low.z));
+}
+
+/// Metres per ASF length unit. CMU's files mean inches / :units length (0.45); other
+/// exporters write metres, centimetres or millimetres under the same keyword. CMU's reading is
+/// kept when it makes the rest pose the size of a person (1 to 2.4 m across: standing height or
+/// arm span); otherwise the reading closest to 1.7 m, with a note giving both sizes.
+double asf_unit(const Asf& asf, double size, std::string& name, std::vector<std::string>& notes) {
+  const double cmu = 0.0254 / asf.length_factor;
+  name = "in/" + detail::describe(asf.length_factor);
+  if (!(size > 0.0) || !std::isfinite(size) || (size * cmu >= 1.0 && size * cmu <= 2.4)) {
+    return cmu;
+  }
+  struct Reading {
+    const char* name;
+    double metres;
+  };
+  const Reading readings[] = {{"m", 1.0}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}};
+  const Reading* best = &readings[0];
+  for (const Reading& r : readings) {
+    if (std::fabs(std::log(size * r.metres / 1.7)) < std::fabs(std::log(size * best->metres / 1.7))) {
+      best = &r;
+    }
+  }
+  const auto metres = [](double v) { return detail::describe(std::round(v * 1000.0) / 1000.0); };
+  notes.push_back(":units length " + detail::describe(asf.length_factor) +
+                  " read as CMU's convention (inches / length) makes the skeleton " +
+                  metres(size * cmu) + " m across, not a person's size; its numbers read as " +
+                  best->name + " make it " + metres(size * best->metres) + " m: " + best->name +
+                  " used (set the unit to override)");
+  name = best->name;
+  return best->metres;
+}
+
 } // namespace
 
 Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std::string_view source,
@@ -383,14 +429,17 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
   info.source = std::string(source);
   info.format = to_string(Format::AsfAmc);
   info.frame_rate = rate;
-  info.length_unit = "in/" + detail::describe(asf.length_factor);
+  std::string unit_name;
+  const double unit = asf_unit(asf, rest_size(asf, order), unit_name, info.notes);
+  info.length_unit = unit_name;
   if (options.frame_rate == 0.0) {
     info.notes.push_back("AMC files do not state a frame rate: 120 Hz (CMU's) assumed "
                          "(LoadOptions::frame_rate sets it)");
   }
-  // ASF lengths are inches times :units length (CMU: 0.45).
-  const detail::PoseConversion conversion =
-      detail::make_conversion(options, Axis::Y, 0.0254 / asf.length_factor, info);
+  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+  if (unit != 0.0254 / asf.length_factor && options.unit_in_metres <= 0.0) {
+    info.unit_source = "inferred"; // the note above gives the evidence
+  }
 
   const detail::TrackSelection selection(options.tracks);
   std::vector<std::string> names;
@@ -425,6 +474,11 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
   std::vector<Vec3> start(n), end(n);
   std::vector<std::string_view> w;
   std::vector<std::size_t> bone_of_line; // the previous frame's order: frames repeat it
+  // A frame that leaves out a bone with degrees of freedom says nothing of where that bone and
+  // everything below it are: gaps, not the rest pose (which shows as 200 rad/s spikes).
+  std::vector<bool> known(n);
+  std::size_t incomplete_frames = 0;
+  std::string first_incomplete;
   for (std::size_t f = 0; f < frame_starts.size(); ++f) {
     for (auto& v : values) {
       v.clear();
@@ -462,9 +516,24 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
       }
     }
     const double t = static_cast<double>(f) / rate;
+    std::string missing;
     for (std::size_t b : order) {
       const Bone& bone = asf.bones[b];
       const std::vector<Dof>& dofs = b == 0 ? asf.root_order : bone.dofs;
+      const bool given = dofs.empty() || !values[b].empty();
+      if (!given) {
+        missing += (missing.empty() ? "'" : ", '") + bone.name + "'";
+      }
+      known[b] = given && (b == 0 || known[static_cast<std::size_t>(bone.parent)]);
+      if (!known[b]) {
+        if (track_of[b] >= 0) {
+          tracks[static_cast<std::size_t>(track_of[b])].append_gap(t);
+        }
+        if (end_of[b] >= 0) {
+          ends[static_cast<std::size_t>(end_of[b])].append_gap(t);
+        }
+        continue;
+      }
       Vec3 rotation, translation;
       bool translated = false;
       double stretch = 0.0;
@@ -515,6 +584,23 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
                "frame " + std::string(lines[frame_starts[f]].text) + ": " + e.what());
       }
     }
+    if (!missing.empty()) {
+      if (options.strict) {
+        r.fail(lines[frame_starts[f]].number,
+               "frame " + std::string(lines[frame_starts[f]].text) + " leaves out " + missing);
+      }
+      if (incomplete_frames++ == 0) {
+        first_incomplete = "frame " + std::string(lines[frame_starts[f]].text) + " (line " +
+                           std::to_string(lines[frame_starts[f]].number) + ") leaves out " +
+                           missing;
+      }
+    }
+  }
+  if (incomplete_frames > 0) {
+    info.tolerated.push_back(std::to_string(incomplete_frames) +
+                             " frame(s) leave out bones, first " + first_incomplete +
+                             ": those bones and the bones below them are gaps in those frames");
+    info.notes.push_back(info.tolerated.back());
   }
 
   // The rest pose as a skeleton (offsets in the world-aligned rest frames, file units): a

@@ -84,6 +84,13 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     if (cells.size() == 1 && cells[0].text.empty()) {
       continue; // blank line
     }
+    if (!reader.row_terminated() && cells.size() < layout.header_cells) {
+      // The exporters end every row with a line break: a last row without one that stops
+      // before the header's columns was cut mid-row, its last number perhaps mid-digits.
+      stats.cut_line = reader.line();
+      stats.cut_cells = cells.size();
+      break;
+    }
     for (std::size_t i = layout.header_cells; i < cells.size(); ++i) {
       if (!cells[i].text.empty()) {
         reader.fail(cells[i].column, "this row has a value in column " + std::to_string(i + 1) +
@@ -218,6 +225,18 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
     info.notes.push_back(std::to_string(stats.renormalized) +
                          " quaternion(s) renormalised, the furthest from unit length " +
                          describe(stats.worst_length));
+  }
+  if (stats.cut_line > 0) {
+    const std::string cut = "line " + std::to_string(stats.cut_line) +
+                            ", the last, ends without a line break after " +
+                            std::to_string(stats.cut_cells) + " of " +
+                            std::to_string(layout.header_cells) +
+                            " cells: the file was cut short; the row was dropped";
+    if (options.strict) {
+      throw LoadError(std::string(reader.source()), stats.cut_line, 1, cut);
+    }
+    info.tolerated.push_back(cut);
+    info.notes.push_back(cut);
   }
   if (stats.frame_jumps > 0) {
     info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +

@@ -39,6 +39,10 @@ struct RowStats {
   std::size_t renormalized = 0; ///< quaternions scaled to unit length (LoadOptions::renormalize)
   double worst_length = 1.0;    ///< the length furthest from 1 among those
   std::string first_jump;       ///< e.g. "72838 -> 76400 at line 637"
+  /// The last line, when it ends without a line break before the header's last column (a
+  /// file cut short mid-row): dropped, 0 when there is none. `cut_cells`: its cells.
+  std::size_t cut_line = 0;
+  std::size_t cut_cells = 0;
 };
 
 /// Records that header cell `index` (at byte `column`) holds component `slot` (0..6: x, y, z,

@@ -41,7 +41,8 @@ bool CsvReader::next_row(std::vector<CsvCell>& cells) {
   }
   line_ = next_line_++;
   std::size_t end = text_.find('\n', pos_);
-  if (end == std::string_view::npos) {
+  terminated_ = end != std::string_view::npos;
+  if (!terminated_) {
     end = text_.size();
   }
   const std::string_view row = text_.substr(pos_, end - pos_);

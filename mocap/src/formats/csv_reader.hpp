@@ -24,6 +24,9 @@ public:
   bool next_row(std::vector<CsvCell>& cells);
   /// Line number of the row last read.
   std::size_t line() const { return line_; }
+  /// Whether the row last read ended with a line break (false for a last line without one:
+  /// where a file cut short ends).
+  bool row_terminated() const { return terminated_; }
   std::string_view source() const { return source_; }
 
   [[noreturn]] void fail(std::size_t column, const std::string& message) const;
@@ -35,6 +38,7 @@ private:
   std::size_t pos_ = 0;
   std::size_t next_line_ = 1;
   std::size_t line_ = 0;
+  bool terminated_ = true;
 };
 
 /// Whether every cell of a row is empty (a blank line, or one of separators only).

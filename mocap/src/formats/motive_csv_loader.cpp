@@ -49,9 +49,7 @@ Metadata read_metadata(CsvReader& reader) {
 double metres_per_unit(const Metadata& m, CsvReader& reader, CaptureInfo& info) {
   const std::string* units = m.find("Length Units");
   if (units == nullptr) {
-    info.notes.push_back("no 'Length Units' in the header: positions taken as metres");
-    info.length_unit = "m";
-    return 1.0;
+    return 0.0; // inferred from the coordinates once they are read
   }
   info.length_unit = *units;
   if (const std::optional<double> metres = detail::declared_unit(*units)) {
@@ -67,7 +65,10 @@ void check_rotation_type(const Metadata& m, const CsvReader& reader, bool bodies
                          CaptureInfo& info) {
   const std::string* type = m.find("Rotation Type");
   if (type == nullptr) {
-    info.notes.push_back("no 'Rotation Type' in the header: rotations taken as quaternions");
+    if (bodies) {
+      info.notes.push_back("no 'Rotation Type' in the header: rotations taken as quaternions "
+                           "(X, Y, Z, W columns)");
+    }
     return;
   }
   if (lower(*type) == "quaternion") {
@@ -97,8 +98,8 @@ HeaderRows read_header_rows(CsvReader& reader) {
     if (!reader.next_row(cells)) {
       reader.fail(1, "the file ends before the 'Frame' column row");
     }
-    if (cells.size() == 1 && cells[0].text.empty()) {
-      continue; // the blank row after the metadata
+    if (detail::is_blank(cells)) {
+      continue; // the blank row after the metadata (1.21 writes a row of commas)
     }
     std::vector<std::string> row;
     for (const CsvCell& c : cells) {
@@ -202,6 +203,25 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
                     (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
                     "): export the take with rigid bodies or markers");
   }
+  if (metadata.find("Rotation Type") == nullptr) {
+    // Motive 1.2x without a Rotation Type key may give a body's rotation as three angles (X, Y,
+    // Z, no W): their order is not said, so they are not guessed: the body keeps its positions.
+    std::string angled;
+    for (detail::BodyColumns& b : layout.bodies) {
+      if (b.quaternion[0] < 0 && b.quaternion[1] >= 0 && b.quaternion[2] >= 0 &&
+          b.quaternion[3] >= 0) {
+        std::fill(std::begin(b.quaternion), std::end(b.quaternion), -1);
+        angled += (angled.empty() ? "'" : ", '") + b.name + "'";
+      }
+    }
+    if (!angled.empty()) {
+      info.notes.push_back("rigid bodies " + angled +
+                           " give their rotation as three angles (X, Y, Z) and the header "
+                           "declares no Rotation Type, so the angles' order is not known: "
+                           "loaded as positions only (export with Rotation Type Quaternion to "
+                           "keep their orientation)");
+    }
+  }
   check_rotation_type(metadata, reader,
                       std::any_of(layout.bodies.begin(), layout.bodies.end(),
                                   [](const detail::BodyColumns& b) { return !b.position_only(); }),
@@ -242,6 +262,9 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
                                          text, std::move(info), stats);
+  if (unit == 0.0 && options.unit_in_metres <= 0.0) {
+    detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header");
+  }
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
       capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +

@@ -1,8 +1,9 @@
 // OpenSim TRC (track row column) marker files: "PathFileType 4 (X/Y/Z) name", a row of keys
 // (DataRate, CameraRate, NumFrames, NumMarkers, Units, OrigDataRate, ...) and one of their
 // values, the marker names (Frame#, Time, then a name every third column), the axis names
-// (X1 Y1 Z1 X2 ...), then one row per frame. TAB-separated; an empty cell, or a row that
-// stops early, is a gap. OpenSim is Y up.
+// (X1 Y1 Z1 X2 ...), then one row per frame. TAB-separated (some writers use commas: the first
+// line tells); an empty cell, or a row that stops early, is a gap. Triplets beyond the named
+// markers are kept as markers of their own. OpenSim is Y up.
 
 #include "checks.hpp"
 #include "csv_bodies.hpp"
@@ -47,7 +48,7 @@ double metres_per(const std::string& unit, CsvReader& reader, std::size_t column
 
 Capture parse_trc(std::string_view text, std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
-  CsvReader reader(text, source, '\t');
+  CsvReader reader(text, source, detail::detect_delimiter(detail::first_line(text)));
   std::vector<CsvCell> cells;
   if (!next_filled(reader, cells) || cells[0].text != "PathFileType") {
     reader.fail(1, "expected 'PathFileType' on the first line of a TRC file");
@@ -154,6 +155,11 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   }
   std::size_t rows = 0;
   double previous = -INFINITY;
+  // Rows may carry more triplets than the header names: each becomes a marker named after
+  // its number in the axis row (X12 Y12 Z12: "unnamed12"), with gaps before it first appears.
+  const std::size_t extra_start = first_column.back() + 3;
+  std::vector<Track> extra;
+  std::vector<double> times;
   while (next_filled(reader, cells)) {
     double t = 0.0;
     if (cells.size() < 2 || detail::read_number(cells[1], false, t) != detail::CellKind::Number) {
@@ -167,7 +173,44 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     for (std::size_t m = 0; m < names.size(); ++m) {
       detail::append_marker_sample(reader, cells, first_column[m], t, conversion, tracks[m]);
     }
+    for (std::size_t c = extra_start + 3 * extra.size(); c < cells.size(); c += 3) {
+      if (cells[c].text.empty() && (c + 1 >= cells.size() || cells[c + 1].text.empty()) &&
+          (c + 2 >= cells.size() || cells[c + 2].text.empty())) {
+        continue; // trailing empty cells are no marker
+      }
+      while (extra_start + 3 * extra.size() <= c) {
+        std::string name =
+            "unnamed" + std::to_string((extra_start - 2) / 3 + extra.size() + 1);
+        while (!seen.insert(name).second) {
+          name += "'"; // a named marker took it
+        }
+        extra.emplace_back(name);
+        extra.back().set_position_only(true);
+        for (double earlier : times) {
+          extra.back().append_gap(earlier);
+        }
+      }
+    }
+    for (std::size_t e = 0; e < extra.size(); ++e) {
+      detail::append_marker_sample(reader, cells, extra_start + 3 * e, t, conversion, extra[e]);
+    }
+    times.push_back(t);
     ++rows;
+  }
+  if (!extra.empty()) {
+    std::size_t samples = 0;
+    for (const Track& e : extra) {
+      samples += e.valid_count();
+    }
+    info.notes.push_back("the rows carry " + std::to_string(extra.size()) +
+                         " marker(s) more than line " + std::to_string(names_line) + " names (" +
+                         std::to_string(samples) + " valid samples): kept as " +
+                         extra.front().name() +
+                         (extra.size() > 1 ? " to " + extra.back().name() : std::string()));
+    for (Track& e : extra) {
+      names.push_back(e.name());
+      tracks.push_back(std::move(e));
+    }
   }
   if (rows == 0) {
     reader.fail(1, "the file has no data rows");

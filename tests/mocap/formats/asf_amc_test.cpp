@@ -156,3 +156,99 @@ TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
 
 } // namespace
 } // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+/// `text` with the numbers after `key` (at the start of a line, after spaces) multiplied by
+/// `k`, the first `count` of them.
+std::string scaled_lines(const std::string& text, const std::string& key, double k,
+                         std::size_t count) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  out.precision(17);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first != key) {
+      out << line << '\n';
+      continue;
+    }
+    out << first;
+    std::string w;
+    for (std::size_t i = 0; words >> w; ++i) {
+      if (i < count) {
+        out << ' ' << std::stod(w) * k;
+      } else {
+        out << ' ' << w;
+      }
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+TEST(AsfAmc, AnotherExportersLengthUnitIsReadByTheSkeletonsSize) {
+  // CMU 131 rewritten as an exporter that writes metres: every bone length and root
+  // translation converted with CMU's convention (inches / 0.45), and ":units length 0.01".
+  // Read with CMU's convention it would be 2.54 times too large: hips about 2.3 m high.
+  const double k = 0.0254 / 0.45;
+  std::string asf = scaled_lines(slurp(test::repo_data("cmu/131.asf")), "length", k, 1);
+  const std::size_t units = asf.find("length 0.0253999");
+  ASSERT_NE(units, std::string::npos); // the :units line was scaled too: set it as written
+  asf.replace(units, asf.find('\n', units) - units, "length 0.01");
+  const std::string amc =
+      scaled_lines(slurp(test::repo_data("cmu/131_03_first3.amc")), "root", k, 3);
+  const Capture metres = parse_asf_amc(asf, amc, "metres.amc");
+  const Capture cmu = load_capture(test::repo_data("cmu/131_03_first3.amc"));
+  EXPECT_EQ(metres.info().unit_in_metres, 1.0);
+  EXPECT_EQ(metres.info().unit_source, "inferred");
+  ASSERT_EQ(metres.tracks().size(), cmu.tracks().size());
+  for (std::size_t t = 0; t < cmu.tracks().size(); ++t) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_NEAR(norm(metres.tracks()[t].position(i) - cmu.tracks()[t].position(i)), 0.0, 1e-9)
+          << cmu.tracks()[t].name();
+    }
+  }
+  bool said = false;
+  for (const std::string& note : metres.info().notes) {
+    said = said || note.find("m used") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // CMU's reading of the same numbers (a given unit forces it): hips 2.3 m up.
+  LoadOptions naive;
+  naive.unit_in_metres = 0.0254 / 0.01;
+  const Capture tall = parse_asf_amc(asf, amc, "metres.amc", naive);
+  EXPECT_GT(tall.track("root").position(0).y, 2.0);
+  // CMU's own file keeps CMU's reading.
+  EXPECT_EQ(cmu.info().unit_source, "declared");
+}
+
+TEST(AsfAmc, AFrameThatLeavesOutBonesMakesGapsNotTheRestPose) {
+  // Frame 2 of 131_03 without its lfemur line: lfemur, ltibia, lfoot, ltoes have no pose there.
+  std::string amc = slurp(test::repo_data("cmu/131_03_first3.amc"));
+  const std::size_t frame2 = amc.find("\n2\r\n");
+  ASSERT_NE(frame2, std::string::npos);
+  const std::size_t femur = amc.find("lfemur", frame2);
+  amc.erase(femur, amc.find('\n', femur) + 1 - femur);
+  const std::string asf = slurp(test::repo_data("cmu/131.asf"));
+  const Capture c = parse_asf_amc(asf, amc, "cut.amc");
+  for (const char* below : {"lfemur", "ltibia", "lfoot", "ltoes"}) {
+    EXPECT_FALSE(c.track(below).valid(1)) << below;
+    EXPECT_TRUE(c.track(below).valid(0)) << below;
+    EXPECT_TRUE(c.track(below).valid(2)) << below;
+  }
+  EXPECT_TRUE(c.track("rfemur").valid(1));
+  EXPECT_TRUE(c.track("lhipjoint").valid(1));
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("frame 2 (line"), std::string::npos) << c.info().tolerated[0];
+  EXPECT_NE(c.info().tolerated[0].find("'lfemur'"), std::string::npos);
+  LoadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(parse_asf_amc(asf, amc, "cut.amc", strict), LoadError);
+}
+
+} // namespace
+} // namespace odemocap

@@ -268,3 +268,97 @@ TEST(MotiveCsv, MillimetresBecomeMetresAndYUpCanBecomeZUp) {
 
 } // namespace
 } // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(MotiveCsv, ALastRowCutMidNumberIsDroppedWithANote) {
+  const std::string path = test::shared_data("optitrack-hmv-s16/sample_optitrack_take.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const std::string whole = file_text(path);
+  // Cut frame 249's row three characters into cell 25, the Z of the first measured marker
+  // (cells 23-25; its name is cell 23 of the Name row, line 4).
+  const std::size_t last_row = whole.rfind("\n249,") + 1;
+  std::size_t at = last_row;
+  for (int cell = 0; cell < 24; ++cell) {
+    at = whole.find(',', at) + 1;
+  }
+  const std::string cut = whole.substr(0, at + 3);
+  const std::string true_z = whole.substr(at, whole.find(',', at) - at);
+  std::size_t name_at = 0;
+  for (int line = 0; line < 3; ++line) {
+    name_at = whole.find('\n', name_at) + 1;
+  }
+  for (int cell = 0; cell < 22; ++cell) {
+    name_at = whole.find(',', name_at) + 1;
+  }
+  const std::string marker = whole.substr(name_at, whole.find(',', name_at) - name_at);
+  const Capture c = parse_motive_csv(cut, "cut.csv");
+  const Track& body = c.track("Rigid Body 1");
+  ASSERT_EQ(body.size(), 249u); // frames 0..248
+  // Frame 248 as the file writes it: position 0.060334, 0.019152, 0.076409.
+  EXPECT_TRUE(near_vec(body.position(248), {0.060334, 0.019152, 0.076409}, 1e-15));
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("line 257, the last, ends without a line break after 25 "
+                                       "of 49 cells"),
+            std::string::npos)
+      << c.info().tolerated[0];
+  LoadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(parse_motive_csv(cut, "cut.csv", strict), LoadError);
+  // Taken as a whole row (the old reading), the cut row loads the cut number.
+  const Capture naive = parse_motive_csv(cut + "\n", "cut.csv");
+  const Track& m = naive.track(marker);
+  ASSERT_EQ(m.size(), 250u) << marker;
+  ASSERT_TRUE(m.valid(249));
+  EXPECT_GT(std::fabs(m.position(249).z - std::stod(true_z)), 1e-3)
+      << marker << ": " << m.position(249).z << " vs the file's " << true_z;
+  // A complete file without a final line break loses nothing.
+  std::string unterminated = whole;
+  while (!unterminated.empty() && (unterminated.back() == '\n' || unterminated.back() == '\r')) {
+    unterminated.pop_back();
+  }
+  const Capture complete = parse_motive_csv(unterminated, "complete.csv");
+  EXPECT_EQ(complete.track("Rigid Body 1").size(), 250u);
+  EXPECT_TRUE(complete.info().tolerated.empty());
+}
+
+TEST(MotiveCsv, An121ExportWithARowOfCommasAndAnglesWithoutARotationTypeLoads) {
+  // Motive 1.2x as another lab exported it: the second line is a row of commas, the header
+  // rows have no labels, the rigid body's rotation is three angles and no Rotation Type key.
+  const std::string text =
+      "Format Version,1.21,Take Name,Take 1,Capture Frame Rate,100.000000,"
+      "Export Frame Rate,100.000000,Total Frames in Take,3,Total Exported Frames,3\n"
+      ",,,,,,,,,,,,,,,,,\n"
+      ",,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Rigid Body,Marker,"
+      "Marker,Marker\n"
+      ",,wand,wand,wand,wand,wand,wand,wand,m1,m1,m1\n"
+      ",,1,1,1,1,1,1,1,2,2,2\n"
+      ",,Rotation,Rotation,Rotation,Position,Position,Position,Mean Marker Error,Position,"
+      "Position,Position\n"
+      "Frame,Time,X,Y,Z,X,Y,Z,,X,Y,Z\n"
+      "0,0.000000,10.0,20.0,30.0,0.100000,1.200000,0.300000,0.001,0.5,1.6,0.7\n"
+      "1,0.010000,11.0,20.0,30.0,0.110000,1.200000,0.300000,0.001,0.5,1.6,0.7\n"
+      "2,0.020000,12.0,20.0,30.0,0.120000,1.200000,0.300000,0.001,,,\n";
+  const Capture c = parse_motive_csv(text, "lab.csv");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& wand = c.track("wand");
+  EXPECT_TRUE(wand.position_only());
+  EXPECT_TRUE(near_vec(wand.position(2), {0.12, 1.2, 0.3}, 1e-15));
+  EXPECT_FALSE(c.track("m1").valid(2));
+  EXPECT_EQ(c.info().unit_source, "inferred"); // no Length Units: from the coordinates
+  EXPECT_EQ(c.info().unit_in_metres, 1.0);
+  bool said = false;
+  for (const std::string& note : c.info().notes) {
+    said = said || note.find("three angles") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+} // namespace
+} // namespace odemocap

@@ -71,3 +71,52 @@ TEST(Trc, CountsThatDisagreeAreToleratedAndBrokenFilesAreLocated) {
 
 } // namespace
 } // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+TEST(Trc, CommasInsteadOfTabsReadTheSameNumbers) {
+  std::string commas = k_trc;
+  for (char& c : commas) {
+    c = c == '\t' ? ',' : c;
+  }
+  const Capture tabs = load_capture_from_memory(k_trc, "static.trc");
+  const Capture c = load_capture_from_memory(commas, "commas.trc");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  // By hand: R.ASIS row 2 is 608.614440, 1072.714110, 157.562670 mm.
+  EXPECT_TRUE(test::near_vec(c.track("R.ASIS").position(1), {0.60861444, 1.07271411, 0.15756267},
+                             1e-12));
+  EXPECT_EQ(c.track("L.ASIS").valid_count(), tabs.track("L.ASIS").valid_count());
+}
+
+TEST(Trc, TripletsBeyondTheNamedMarkersAreKeptAndSaid) {
+  // Two named markers, rows with a third and a fourth triplet (the fourth from row 2 on).
+  const std::string text =
+      "PathFileType\t4\t(X/Y/Z)\tmore.trc\n"
+      "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+      "100\t100\t3\t2\tmm\n"
+      "Frame#\tTime\tA\t\t\tB\n"
+      "\t\tX1\tY1\tZ1\tX2\tY2\tZ2\tX3\tY3\tZ3\tX4\tY4\tZ4\n"
+      "1\t0.00\t1\t2\t3\t4\t5\t6\t7\t8\t9\n"
+      "2\t0.01\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\n"
+      "3\t0.02\t1\t2\t3\t4\t5\t6\t\t\t\t10\t11\t12\n";
+  const Capture c = load_capture_from_memory(text, "more.trc");
+  ASSERT_EQ(c.tracks().size(), 4u);
+  const Track& third = c.track("unnamed3");
+  ASSERT_EQ(third.size(), 3u);
+  EXPECT_TRUE(test::near_vec(third.position(0), {0.007, 0.008, 0.009}, 1e-15));
+  EXPECT_FALSE(third.valid(2));
+  const Track& fourth = c.track("unnamed4");
+  ASSERT_EQ(fourth.size(), 3u);
+  EXPECT_FALSE(fourth.valid(0));
+  EXPECT_TRUE(test::near_vec(fourth.position(2), {0.010, 0.011, 0.012}, 1e-15));
+  bool said = false;
+  for (const std::string& note : c.info().notes) {
+    said = said || note.find("2 marker(s) more than line 4 names (4 valid samples)") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+} // namespace
+} // namespace odemocap
