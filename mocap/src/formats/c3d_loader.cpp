@@ -702,7 +702,8 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   if (!unit && options.unit_in_metres <= 0.0) {
     detail::infer_unit_from_coordinates(
         capture, units.empty() ? std::string("POINT:UNITS is missing")
-                               : "POINT:UNITS is '" + units[0] + "', not a unit we know (mm, cm, m, in)");
+                               : "POINT:UNITS is '" + units[0] + "', not a unit we know (mm, cm, m, in)",
+        options);
   }
   return capture;
 }

@@ -318,8 +318,12 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   return conversion;
 }
 
-void infer_unit_from_coordinates(Capture& capture, const std::string& why) {
+void infer_unit_from_coordinates(Capture& capture, const std::string& why,
+                                 const LoadOptions& options) {
   CaptureInfo& info = capture.info();
+  if (!why.empty() && options.strict) {
+    throw LoadError(info.source, 0, 0, why + ": the length unit is not known (strict)");
+  }
   UnitGuess guess = infer_coordinate_unit(capture);
   capture.scale_positions(guess.metres);
   info.unit_in_metres = guess.metres;
@@ -331,13 +335,16 @@ void infer_unit_from_coordinates(Capture& capture, const std::string& why) {
     guess.note.replace(0, plain.size(), why);
   }
   info.notes.push_back(guess.note);
+  if (!why.empty()) {
+    info.tolerated.push_back(guess.note); // the file should have said: a defect, loaded
+  }
 }
 
 void coordinates_to_metres(Capture& capture, const LoadOptions& options) {
   if (!options.to_metres || !capture.info().unit_source.empty()) {
     return;
   }
-  infer_unit_from_coordinates(capture, "");
+  infer_unit_from_coordinates(capture, "", options);
 }
 
 bool TrackSelection::keep(std::string_view name) const {

@@ -43,8 +43,10 @@ void coordinates_to_metres(Capture& capture, const LoadOptions& options);
 
 /// Converts a capture whose file names no unit we know (or none where the format wants one) to
 /// metres by inferring the unit from its coordinates; the note starts with `why` (e.g.
-/// "POINT:UNITS is 'furlong'") and gives the evidence.
-void infer_unit_from_coordinates(Capture& capture, const std::string& why);
+/// "POINT:UNITS is 'furlong'") and gives the evidence. With a `why` the file should have
+/// declared its unit: the note is also a tolerated defect, and LoadOptions::strict refuses it.
+void infer_unit_from_coordinates(Capture& capture, const std::string& why,
+                                 const LoadOptions& options);
 
 /// The .asf skeleton of an .amc motion: <subject>.asf beside <subject>_<trial>.amc, or the
 /// only .asf in its directory. Throws LoadError naming what was looked for.

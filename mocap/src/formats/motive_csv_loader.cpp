@@ -263,7 +263,7 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
                                          text, std::move(info), stats);
   if (unit == 0.0 && options.unit_in_metres <= 0.0) {
-    detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header");
+    detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header", options);
   }
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {

@@ -79,6 +79,12 @@ std::optional<double> parse_length_unit(std::string_view text) {
 namespace detail {
 
 std::optional<double> declared_unit(std::string_view name) {
+  // Writers pad fixed-width fields with spaces or NUL bytes ("m\0\0\0").
+  const std::string_view padding(" \t\r\n\0", 5);
+  const std::size_t first = name.find_first_not_of(padding);
+  name = first == std::string_view::npos
+             ? std::string_view()
+             : name.substr(first, name.find_last_not_of(padding) - first + 1);
   std::string u(name);
   for (char& c : u) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

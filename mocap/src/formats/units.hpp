@@ -10,8 +10,9 @@
 
 namespace odemocap::detail {
 
-/// Metres per unit of a unit a file declares by name, case-insensitive: mm, cm, m, in and
-/// their spelt-out forms (millimeters/millimetres, ..., inch/inches); nullopt for others.
+/// Metres per unit of a unit a file declares by name, case-insensitive, padding (spaces, NUL
+/// bytes) ignored: mm, cm, m, in and their spelt-out forms (millimeters/millimetres, ...,
+/// inch/inches); nullopt for others.
 std::optional<double> declared_unit(std::string_view name);
 
 /// A length unit chosen for a file that declares none, with the evidence in one sentence.

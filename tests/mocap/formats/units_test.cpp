@@ -3,6 +3,8 @@
 // every capture in metres.
 #include "support/data_paths.hpp"
 
+#include "formats/units.hpp" // declared_unit, a private kernel
+
 #include <odemocap/load.hpp>
 
 #include <gtest/gtest.h>
@@ -191,6 +193,20 @@ TEST(DetectFormat, BinaryBytesAreSaidToBeBinaryWithTheFormatsTried) {
       EXPECT_NE(e.message().find(format), std::string::npos) << format << ": " << e.what();
     }
   }
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+TEST(Units, DeclaredUnitsIgnoreSpaceAndNulPadding) {
+  EXPECT_EQ(detail::declared_unit(std::string("m\0\0\0", 4)), 1.0);
+  EXPECT_EQ(detail::declared_unit(std::string(" mm\0", 4)), 0.001);
+  EXPECT_EQ(detail::declared_unit("Meters  "), 1.0);
+  EXPECT_FALSE(detail::declared_unit(std::string("\0\0", 2)).has_value());
+  EXPECT_FALSE(detail::declared_unit(std::string("m\0m", 3)).has_value());
 }
 
 } // namespace
