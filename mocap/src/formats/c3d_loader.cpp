@@ -73,29 +73,27 @@ public:
   }
   /// For hot loops whose whole range was checked with need().
   float unchecked_f32(std::size_t at) const {
-    std::uint32_t bits;
-    if (processor_ == Processor::Intel) {
-      bits = raw(at) | raw(at + 1) << 8 | raw(at + 2) << 16 | raw(at + 3) << 24;
-    } else if (processor_ == Processor::Mips) {
-      bits = raw(at) << 24 | raw(at + 1) << 16 | raw(at + 2) << 8 | raw(at + 3);
-    } else {
-      // DEC F-float: two little-endian 16-bit words, high word first; as an IEEE pattern it
-      // reads 4 times too large (exponent bias 128 and a 0.1f mantissa), zero exponent is 0.
-      bits = raw(at + 2) | raw(at + 3) << 8 | raw(at) << 16 | raw(at + 1) << 24;
-      if ((bits & 0x7f800000u) == 0) {
-        return 0.0f;
-      }
+    switch (processor_) {
+    case Processor::Intel: return f32_as<Processor::Intel>(at);
+    case Processor::Dec: return f32_as<Processor::Dec>(at);
+    case Processor::Mips: break;
     }
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return processor_ == Processor::Dec ? f / 4.0f : f;
+    return f32_as<Processor::Mips>(at);
   }
   std::uint16_t unchecked_u16(std::size_t at) const {
-    return static_cast<std::uint16_t>(processor_ == Processor::Mips ? raw(at) << 8 | raw(at + 1)
-                                                                    : raw(at) | raw(at + 1) << 8);
+    return processor_ == Processor::Mips ? u16_as<Processor::Mips>(at)
+                                         : u16_as<Processor::Intel>(at);
   }
-  std::int16_t unchecked_i16(std::size_t at) const {
-    return static_cast<std::int16_t>(unchecked_u16(at));
+  /// A point's x, y, z (file units: integers times `scale`, or floats when `floats`) and
+  /// whether its residual word says it was measured, at `at` (range checked with need()). The
+  /// byte order is chosen once per point, not per number: this is the loader's hot loop.
+  void unchecked_point(std::size_t at, bool floats, double scale, Vec3& p, bool& valid) const {
+    switch (processor_) {
+    case Processor::Intel: return point_as<Processor::Intel>(at, floats, scale, p, valid);
+    case Processor::Dec: return point_as<Processor::Dec>(at, floats, scale, p, valid);
+    case Processor::Mips: break;
+    }
+    point_as<Processor::Mips>(at, floats, scale, p, valid);
   }
   std::string_view text(std::size_t at, std::size_t count, const char* what) const {
     need(at, count, what);
@@ -107,6 +105,51 @@ public:
 
 private:
   std::uint32_t raw(std::size_t at) const { return static_cast<unsigned char>(data_[at]); }
+
+  template <Processor P>
+  float f32_as(std::size_t at) const {
+    std::uint32_t bits;
+    if constexpr (P == Processor::Intel) {
+      bits = raw(at) | raw(at + 1) << 8 | raw(at + 2) << 16 | raw(at + 3) << 24;
+    } else if constexpr (P == Processor::Mips) {
+      bits = raw(at) << 24 | raw(at + 1) << 16 | raw(at + 2) << 8 | raw(at + 3);
+    } else {
+      // DEC F-float: two little-endian 16-bit words, high word first; as an IEEE pattern it
+      // reads 4 times too large (exponent bias 128 and a 0.1f mantissa), zero exponent is 0.
+      bits = raw(at + 2) | raw(at + 3) << 8 | raw(at) << 16 | raw(at + 1) << 24;
+      if ((bits & 0x7f800000u) == 0) {
+        return 0.0f;
+      }
+    }
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    if constexpr (P == Processor::Dec) {
+      return f / 4.0f;
+    }
+    return f;
+  }
+  template <Processor P>
+  std::uint16_t u16_as(std::size_t at) const {
+    if constexpr (P == Processor::Mips) {
+      return static_cast<std::uint16_t>(raw(at) << 8 | raw(at + 1));
+    }
+    return static_cast<std::uint16_t>(raw(at) | raw(at + 1) << 8);
+  }
+  template <Processor P>
+  void point_as(std::size_t at, bool floats, double scale, Vec3& p, bool& valid) const {
+    if (floats) {
+      p = {f32_as<P>(at), f32_as<P>(at + 4), f32_as<P>(at + 8)};
+      valid = !(f32_as<P>(at + 12) < 0.0f) && is_finite(p);
+      return;
+    }
+    const auto word = [&](std::size_t k) {
+      return static_cast<std::int16_t>(u16_as<P>(at + k));
+    };
+    p = Vec3{static_cast<double>(word(0)), static_cast<double>(word(2)),
+             static_cast<double>(word(4))} *
+        scale;
+    valid = word(6) >= 0;
+  }
 
   std::string_view data_;
   std::string path_;
@@ -600,17 +643,7 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
       const std::size_t at = data_start + f * frame_bytes + p * 4 * word;
       Vec3 position;
       bool valid;
-      if (floats) {
-        position = {bytes.unchecked_f32(at), bytes.unchecked_f32(at + 4),
-                    bytes.unchecked_f32(at + 8)};
-        valid = !(bytes.unchecked_f32(at + 12) < 0.0f) && is_finite(position);
-      } else {
-        position = Vec3{static_cast<double>(bytes.unchecked_i16(at)),
-                        static_cast<double>(bytes.unchecked_i16(at + 2)),
-                        static_cast<double>(bytes.unchecked_i16(at + 4))} *
-                   to_file_units;
-        valid = bytes.unchecked_i16(at + 6) >= 0;
-      }
+      bytes.unchecked_point(at, floats, to_file_units, position, valid);
       try {
         if (valid) {
           track.append(t, {conversion.apply({position, Quat{}}).p, Quat{}});

@@ -230,7 +230,7 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
     }
     feet.push_back(static_cast<std::size_t>(root));
   }
-  const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 256);
+  const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 32);
   std::vector<Vec3> ups;
   std::vector<Pose> world;
   Vec3 sum;

@@ -33,7 +33,7 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton);
 bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
 
 /// The file's up axis from the motion: the dominant axis (and sign) from the feet (joints named
-/// foot, toe or ankle; the root when there are none) to the head, summed over up to 256 frames
+/// foot, toe or ankle; the root when there are none) to the head, summed over up to 32 frames
 /// spread over the capture. False when there is no head, no frame, or no axis holds in at
 /// least 80% of the frames; `note` gives the axis and that share.
 bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
