@@ -119,8 +119,9 @@ struct LiveFlags {
         ->check(CLI::Range(serving ? 0 : 1, 65535));
     command
         ->add_option("--data-port", data_port,
-                     serving ? "NatNet: port frames go to (default 1511; 0: the client's "
-                               "command socket)"
+                     serving ? "NatNet: port frames go to at the client's address (default: "
+                               "the socket the client connected from, as Motive's unicast; with "
+                               "--multicast the group's port, default 1511)"
                              : "local port frames arrive on (NatNet default 1511; 0: the command "
                                "socket; QTM: any free port)")
         ->check(CLI::Range(0, 65535));

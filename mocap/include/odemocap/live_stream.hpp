@@ -127,7 +127,9 @@ struct StreamServerSettings {
   bool loop = false;      ///< start over at the end (frame numbers and times keep counting)
   /// The command port; -1: the protocol's (NatNet 1510, QTM 22223), 0: a free port.
   int command_port = -1;
-  /// NatNet: the port frames are sent to (-1: 1511; 0: the client's command socket).
+  /// NatNet: where frames go. -1 or 0: the socket each client's connect request came from (as
+  /// Motive's unicast sends, so clients with default settings get frames); a port: that port at
+  /// the client's address. With `multicast`, the group's port (-1: 1511).
   int data_port = -1;
   /// NatNet: send frames to this multicast group instead of each client ("": unicast).
   std::string multicast;

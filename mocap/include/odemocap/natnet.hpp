@@ -42,6 +42,8 @@ enum class NatNetMessage : std::uint16_t {
   MessageString = 8,
   Disconnect = 9,
   KeepAlive = 10,
+  EchoRequest = 12, ///< payload: the client's 8-byte timestamp
+  EchoResponse = 13, ///< payload: that timestamp, then the server's (8 bytes each)
   Unrecognized = 100,
 };
 
@@ -95,11 +97,17 @@ struct NatNetFrame {
   std::int16_t params = 0; ///< bit 0 recording, bit 1 tracked models changed
 };
 
-/// The server's reply to a connect request.
+/// The server's reply to a connect request. From NatNet 3.0 the reply goes on with the
+/// connection: Motive 2.1 (NatNet 3.0) sends 279 payload bytes.
 struct NatNetServerInfo {
   std::string application = "odemocap"; ///< at most 255 bytes
   std::array<std::uint8_t, 4> application_version{0, 0, 0, 0};
   std::array<std::uint8_t, 4> natnet_version{3, 1, 0, 0};
+  /// 3.0+: ticks per second of the clock the frames' timestamps count in.
+  std::uint64_t clock_frequency = 0;
+  std::uint16_t data_port = 1511;                    ///< 3.0+: where multicast frames go
+  bool multicast = false;                            ///< 3.0+: frames go to the group
+  std::array<std::uint8_t, 4> multicast_group{239, 255, 42, 99}; ///< 3.0+
 };
 
 /// A rigid body as Motive describes it (model definitions): the name users gave it in Motive.
@@ -142,8 +150,14 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& frame, NatNetVe
 /// allocated), a truncated field or trailing bytes.
 NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion version);
 
+/// The server info packet: 264 payload bytes before NatNet 3.0 (the version it names), 279
+/// from 3.0 on (clock frequency, data port, multicast flag and group follow).
 std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info);
 NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t size);
+/// The echo reply to an echo request's packet (the request's 8-byte stamp, then `server_time`);
+/// throws MocapError for a request without its stamp.
+std::vector<std::uint8_t> encode_natnet_echo_response(const std::uint8_t* request,
+                                                      std::size_t size, std::uint64_t server_time);
 
 /// The model definitions packet (header included) of its marker sets and rigid bodies.
 std::vector<std::uint8_t> encode_natnet_model_definitions(const NatNetModelDefinitions& defs,

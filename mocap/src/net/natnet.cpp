@@ -88,7 +88,6 @@ NatNetRigidBody read_rigid_body(Reader& r, NatNetVersion v) {
     for (std::size_t i = 0; i < markers; ++i) {
       b.marker_sizes.push_back(r.f32("rigid body marker size"));
     }
-    r.u32("rigid body padding");
   }
   b.mean_error = r.f32("rigid body mean error");
   if (v >= NatNetVersion{2, 6}) {
@@ -115,7 +114,6 @@ void write_rigid_body(Writer& w, const NatNetRigidBody& b, NatNetVersion v) {
     for (std::size_t i = 0; i < b.markers.size(); ++i) {
       w.f32(i < b.marker_sizes.size() ? b.marker_sizes[i] : 0.f);
     }
-    w.u32(0);
   }
   w.f32(b.mean_error);
   if (v >= NatNetVersion{2, 6}) {
@@ -288,9 +286,10 @@ std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info
     throw MocapError("encode_natnet_server_info: the application name has " +
                      std::to_string(info.application.size()) + " bytes, at most 255 fit");
   }
+  const bool connection = info.natnet_version[0] >= 3;
   Writer w;
   w.u16(static_cast<std::uint16_t>(NatNetMessage::ServerInfo));
-  w.u16(static_cast<std::uint16_t>(k_server_name + 8));
+  w.u16(static_cast<std::uint16_t>(k_server_name + 8 + (connection ? 15 : 0)));
   for (std::size_t i = 0; i < k_server_name; ++i) {
     w.bytes(i < info.application.size() ? static_cast<unsigned char>(info.application[i]) : 0, 1);
   }
@@ -300,6 +299,31 @@ std::vector<std::uint8_t> encode_natnet_server_info(const NatNetServerInfo& info
   for (std::uint8_t b : info.natnet_version) {
     w.bytes(b, 1);
   }
+  if (connection) {
+    w.u64(info.clock_frequency);
+    w.u16(info.data_port);
+    w.bytes(info.multicast ? 1 : 0, 1);
+    for (std::uint8_t b : info.multicast_group) {
+      w.bytes(b, 1);
+    }
+  }
+  return w.out;
+}
+
+std::vector<std::uint8_t> encode_natnet_echo_response(const std::uint8_t* request,
+                                                      std::size_t size, std::uint64_t server_time) {
+  Reader r(request, size, "NatNet echo request");
+  const std::uint16_t id = r.u16("message id");
+  if (id != static_cast<std::uint16_t>(NatNetMessage::EchoRequest)) {
+    r.fail("message id", "is " + std::to_string(id) + ", not an echo request (12)");
+  }
+  r.u16("payload size");
+  const std::uint64_t client_time = r.u64("client timestamp");
+  Writer w;
+  w.u16(static_cast<std::uint16_t>(NatNetMessage::EchoResponse));
+  w.u16(16);
+  w.u64(client_time);
+  w.u64(server_time);
   return w.out;
 }
 
@@ -324,7 +348,15 @@ NatNetServerInfo decode_natnet_server_info(const std::uint8_t* data, std::size_t
   for (std::uint8_t& b : info.natnet_version) {
     b = static_cast<std::uint8_t>(r.bytes(1, "NatNet version"));
   }
-  return info; // later fields (3.0+: clock frequency, data port, multicast), if any, passed over
+  if (r.left() >= 15) { // 3.0+: the connection
+    info.clock_frequency = r.u64("clock frequency");
+    info.data_port = r.u16("data port");
+    info.multicast = r.bytes(1, "multicast flag") != 0;
+    for (std::uint8_t& b : info.multicast_group) {
+      b = static_cast<std::uint8_t>(r.bytes(1, "multicast group"));
+    }
+  }
+  return info; // anything later passed over
 }
 
 namespace {

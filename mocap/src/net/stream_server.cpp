@@ -12,7 +12,9 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -31,11 +33,61 @@ struct ServedFrame {
   std::vector<std::uint8_t> tracked;
 };
 
-/// Where a client wants frames: a UDP endpoint or its TCP connection (QTM).
+constexpr double k_natnet_clock = 1e7;  // ticks per s of the NatNet timestamps (as a PC's QPC)
+constexpr double k_natnet_timeout = 10; // s of silence after which a keep-alive client is gone
+constexpr NatNetVersion k_natnet_oldest{2, 0};
+constexpr NatNetVersion k_natnet_newest{4, 0};
+
+/// Where a client wants frames: a UDP endpoint or its TCP connection (QTM). A NatNet client is
+/// known by the endpoint its requests come from (address and port: several clients may share a
+/// host) and reads frames in its own version.
 struct Destination {
   net::Endpoint udp;
   bool tcp = false;
+  net::Endpoint reply;    ///< NatNet: where its requests come from
+  NatNetVersion version;  ///< NatNet: what it reads
+  Clock::time_point heard; ///< NatNet: its last request
+  bool keeps_alive = false; ///< NatNet: it has sent a keep-alive (so silence means gone)
 };
+
+/// The version a NatNet connect request asks for: NatNet 4 SDKs send "Ping", zeros and the
+/// version's four bytes at payload offset 265 (some at 264, right after 260 zeros); older
+/// clients send "Ping" alone. Nothing when the request names none.
+std::optional<NatNetVersion> requested_version(const std::uint8_t* packet, std::size_t size) {
+  const std::size_t payload = size - 4;
+  for (std::size_t at : {std::size_t{265}, std::size_t{264}}) {
+    if (payload >= at + 4 && packet[4 + at] >= 2 && packet[4 + at] <= 9) {
+      return NatNetVersion{packet[4 + at], packet[4 + at + 1]};
+    }
+  }
+  return std::nullopt;
+}
+
+/// `v` within what the encoder writes: 2.0 to 4.0.
+NatNetVersion servable(NatNetVersion v) {
+  if (v < k_natnet_oldest) {
+    return k_natnet_oldest;
+  }
+  return k_natnet_newest < v ? k_natnet_newest : v;
+}
+
+/// A Bitstream request's version ("Bitstream,3.1" or "Bitstream 3.1"), if well formed.
+std::optional<NatNetVersion> bitstream_version(const std::string& text) {
+  if (text.rfind("Bitstream", 0) != 0 || text.size() < 12) {
+    return std::nullopt;
+  }
+  const char* p = text.c_str() + 10;
+  char* end = nullptr;
+  const long major = std::strtol(p, &end, 10);
+  if (end == p || *end != '.') {
+    return std::nullopt;
+  }
+  const long minor = std::strtol(end + 1, nullptr, 10);
+  if (major < 2 || major > 9 || minor < 0 || minor > 99) {
+    return std::nullopt;
+  }
+  return NatNetVersion{static_cast<int>(major), static_cast<int>(minor)};
+}
 
 /// Whether `track` has data at `time`: a valid sample there, or valid samples on both sides
 /// (a gap or the time outside the track is not tracked, as a capture system would send it).
@@ -75,15 +127,19 @@ struct StreamServer::Impl {
   StreamServerStats stats;
 
   std::atomic<bool> stop{false};
+  Clock::time_point started = Clock::now();
   std::thread control_thread;
   std::thread send_thread;
 
   void subscribe(const Destination& d) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (std::none_of(destinations.begin(), destinations.end(), [&](const Destination& e) {
-          return e.tcp == d.tcp && (d.tcp || e.udp == d.udp);
-        })) {
+    const auto same = std::find_if(destinations.begin(), destinations.end(), [&](const Destination& e) {
+      return e.tcp == d.tcp && (d.tcp || e.udp == d.udp);
+    });
+    if (same == destinations.end()) {
       destinations.push_back(d);
+    } else if (!d.tcp) {
+      *same = d; // a client connecting again: its version and endpoints as it asks now
     }
     subscribed = true;
     changed.notify_all();
@@ -104,7 +160,35 @@ struct StreamServer::Impl {
       } catch (const MocapError&) {
         // a reply that could not be sent (the client is gone): the next request is answered
       }
+      natnet_forget_silent();
     }
+  }
+
+  /// The client whose requests come from `from`: its version, and marks it heard.
+  NatNetVersion natnet_heard(const net::Endpoint& from, bool keep_alive) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (Destination& d : destinations) {
+      if (!d.tcp && d.reply == from) {
+        d.heard = Clock::now();
+        d.keeps_alive = d.keeps_alive || keep_alive;
+        return d.version;
+      }
+    }
+    return settings.natnet_version;
+  }
+
+  /// Unicast clients that sent keep-alives and then fell silent are gone (Motive's behaviour);
+  /// clients that never send one (older SDKs) stay until they disconnect.
+  void natnet_forget_silent() {
+    const Clock::time_point now = Clock::now();
+    std::lock_guard<std::mutex> lock(mutex);
+    destinations.erase(std::remove_if(destinations.begin(), destinations.end(),
+                                      [&](const Destination& d) {
+                                        return !d.tcp && d.keeps_alive &&
+                                               std::chrono::duration<double>(now - d.heard)
+                                                       .count() > k_natnet_timeout;
+                                      }),
+                       destinations.end());
   }
 
   /// Answers one request on the command port, if one comes within k_poll.
@@ -115,55 +199,140 @@ struct StreamServer::Impl {
       return;
     }
     const auto message = static_cast<NatNetMessage>(buffer[0]);
-    if (message == NatNetMessage::Connect) {
-      NatNetServerInfo info;
-      info.application = "odemocap serve";
-      info.application_version = {1, 0, 0, 0};
-      info.natnet_version = {static_cast<std::uint8_t>(settings.natnet_version.major),
-                             static_cast<std::uint8_t>(settings.natnet_version.minor), 0, 0};
-      const auto reply = encode_natnet_server_info(info);
+    switch (message) {
+    case NatNetMessage::Connect: return natnet_connect(buffer.data(), n, from);
+    case NatNetMessage::RequestModelDef: {
+      const auto reply =
+          encode_natnet_model_definitions(natnet_models(), natnet_heard(from, false));
       command->send_to(reply.data(), reply.size(), from);
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++stats.clients;
-      }
-      net::Endpoint to = from;
-      if (!settings.multicast.empty()) {
-        to = net::resolve(settings.multicast, natnet_data_port());
-      } else if (settings.data_port != 0) {
-        to.port = static_cast<std::uint16_t>(natnet_data_port());
-      }
-      subscribe({to, false});
-    } else if (message == NatNetMessage::RequestModelDef) {
-      NatNetModelDefinitions defs;
-      for (std::size_t b = 0; b < names.size(); ++b) {
-        NatNetRigidBodyDescription d;
-        d.name = names[b];
-        d.id = static_cast<std::int32_t>(b + 1);
-        defs.rigid_bodies.push_back(d);
-      }
-      const auto reply = encode_natnet_model_definitions(defs, settings.natnet_version);
-      command->send_to(reply.data(), reply.size(), from);
-    } else if (message == NatNetMessage::KeepAlive) {
+      return;
+    }
+    case NatNetMessage::KeepAlive: {
+      natnet_heard(from, true);
       std::lock_guard<std::mutex> lock(mutex);
       ++stats.keep_alives;
-    } else if (message == NatNetMessage::Disconnect && settings.multicast.empty()) {
-      std::lock_guard<std::mutex> lock(mutex);
-      destinations.erase(
-          std::remove_if(destinations.begin(), destinations.end(),
-                         [&](const Destination& d) { return d.udp.address == from.address; }),
-          destinations.end());
+      return;
     }
+    case NatNetMessage::EchoRequest: {
+      natnet_heard(from, false);
+      const auto reply = encode_natnet_echo_response(buffer.data(), n, natnet_ticks());
+      command->send_to(reply.data(), reply.size(), from);
+      return;
+    }
+    case NatNetMessage::Request: return natnet_request(buffer.data(), n, from);
+    case NatNetMessage::Disconnect: {
+      std::lock_guard<std::mutex> lock(mutex);
+      destinations.erase(std::remove_if(destinations.begin(), destinations.end(),
+                                        [&](const Destination& d) {
+                                          return !d.tcp && d.reply == from;
+                                        }),
+                         destinations.end());
+      return;
+    }
+    default: {
+      const std::uint8_t unrecognized[4] = {
+          static_cast<std::uint8_t>(NatNetMessage::Unrecognized), 0, 0, 0};
+      command->send_to(unrecognized, sizeof unrecognized, from);
+      return;
+    }
+    }
+  }
+
+  /// A connect request: the server info in the version the client asks for (or the server's),
+  /// and frames from now on to where it asked them from (Motive's unicast: the socket the
+  /// request came from), to its address at the data port, or to the multicast group.
+  void natnet_connect(const std::uint8_t* packet, std::size_t size, const net::Endpoint& from) {
+    const NatNetVersion version =
+        servable(requested_version(packet, size).value_or(settings.natnet_version));
+    NatNetServerInfo info;
+    info.application = "odemocap serve";
+    info.application_version = {1, 0, 0, 0};
+    info.natnet_version = {static_cast<std::uint8_t>(version.major),
+                           static_cast<std::uint8_t>(version.minor), 0, 0};
+    info.clock_frequency = static_cast<std::uint64_t>(k_natnet_clock);
+    info.data_port = static_cast<std::uint16_t>(natnet_data_port());
+    info.multicast = !settings.multicast.empty();
+    if (info.multicast) {
+      const net::Endpoint group = net::resolve(settings.multicast, natnet_data_port());
+      const std::uint32_t a = group.address; // network byte order: first byte first in memory
+      std::memcpy(info.multicast_group.data(), &a, 4);
+    }
+    const auto reply = encode_natnet_server_info(info);
+    command->send_to(reply.data(), reply.size(), from);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++stats.clients;
+    }
+    Destination d;
+    d.reply = from;
+    d.udp = from;
+    d.version = version;
+    d.heard = Clock::now();
+    if (info.multicast) {
+      d.udp = net::resolve(settings.multicast, natnet_data_port());
+      d.version = settings.natnet_version; // one stream for every listener
+    } else if (settings.data_port > 0) {
+      d.udp.port = static_cast<std::uint16_t>(settings.data_port);
+    }
+    subscribe(d);
+  }
+
+  /// A command string: "Bitstream,X.Y" switches the client's version (NatNet 4 SDKs ask so);
+  /// Motive's playback commands need no answer but success; others are not recognised.
+  void natnet_request(const std::uint8_t* packet, std::size_t size, const net::Endpoint& from) {
+    std::string text(reinterpret_cast<const char*>(packet) + 4, size - 4);
+    text = text.substr(0, text.find('\0'));
+    natnet_heard(from, false);
+    std::int32_t result = 0;
+    if (const std::optional<NatNetVersion> asked = bitstream_version(text)) {
+      const NatNetVersion v = servable(*asked);
+      std::lock_guard<std::mutex> lock(mutex);
+      for (Destination& d : destinations) {
+        if (!d.tcp && d.reply == from && settings.multicast.empty()) {
+          d.version = v;
+        }
+      }
+      result = v.major == asked->major && v.minor == asked->minor ? 0 : -1;
+    } else if (text.rfind("Timeline", 0) != 0 && text.rfind("SetPlayback", 0) != 0) {
+      result = -1;
+    }
+    std::uint8_t reply[8] = {static_cast<std::uint8_t>(NatNetMessage::Response), 0, 4, 0};
+    std::memcpy(reply + 4, &result, 4); // little-endian hosts only, as the whole codec
+    command->send_to(reply, sizeof reply, from);
+  }
+
+  NatNetModelDefinitions natnet_models() const {
+    NatNetModelDefinitions defs;
+    for (std::size_t b = 0; b < names.size(); ++b) {
+      NatNetRigidBodyDescription d;
+      d.name = names[b];
+      d.id = static_cast<std::int32_t>(b + 1);
+      defs.rigid_bodies.push_back(d);
+    }
+    return defs;
+  }
+
+  /// Now on the NatNet clock: ticks since the server started.
+  std::uint64_t natnet_ticks() const {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration<double>(Clock::now() - started).count() * k_natnet_clock);
   }
 
   int natnet_data_port() const {
     return settings.data_port < 0 ? k_natnet_data_port : settings.data_port;
   }
 
-  std::vector<std::uint8_t> natnet_packet(const ServedFrame& f, std::uint32_t number) const {
+  std::vector<std::uint8_t> natnet_packet(const ServedFrame& f, std::uint32_t number,
+                                          NatNetVersion version) const {
     NatNetFrame frame;
     frame.frame = number;
     frame.timestamp = f.time;
+    // 3.0+ stamps on the server's clock: the exposure at the frame's capture time, received
+    // as it was made, sent now.
+    const double exposure = std::max(0.0, f.time) * k_natnet_clock;
+    frame.mid_exposure = static_cast<std::uint64_t>(std::llround(exposure));
+    frame.data_received = frame.mid_exposure;
+    frame.transmit = std::max(frame.mid_exposure, natnet_ticks());
     frame.rigid_bodies.resize(f.poses.size());
     for (std::size_t b = 0; b < f.poses.size(); ++b) {
       NatNetRigidBody& body = frame.rigid_bodies[b];
@@ -174,7 +343,7 @@ struct StreamServer::Impl {
         body.orientation = f.poses[b].q;
       }
     }
-    return encode_natnet_frame(frame, settings.natnet_version);
+    return encode_natnet_frame(frame, version);
   }
 
   // --- QTM --------------------------------------------------------------------------------
@@ -215,7 +384,9 @@ struct StreamServer::Impl {
     }
     const std::size_t udp = text.find("UDP");
     if (udp == std::string::npos) {
-      subscribe({{}, true});
+      Destination d;
+      d.tcp = true;
+      subscribe(d);
       return;
     }
     net::Endpoint to = client.peer();
@@ -223,7 +394,9 @@ struct StreamServer::Impl {
     if (colon != std::string::npos && colon == udp + 3) {
       to.port = static_cast<std::uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10));
     }
-    subscribe({to, false});
+    Destination d;
+    d.udp = to;
+    subscribe(d);
   }
 
   void qtm_control() {
@@ -288,19 +461,34 @@ struct StreamServer::Impl {
 
   // --- sending ----------------------------------------------------------------------------
 
-  void send(const std::vector<std::uint8_t>& packet) {
+  /// Sends frame `f` as number `number` to every destination (NatNet: encoded once per version
+  /// the clients read).
+  void send(const ServedFrame& f, std::uint32_t number) {
     std::vector<Destination> to;
     {
       std::lock_guard<std::mutex> lock(mutex);
       to = destinations;
       ++stats.sent;
     }
+    std::vector<std::pair<NatNetVersion, std::vector<std::uint8_t>>> encoded;
+    const auto packet = [&](const Destination& d) -> const std::vector<std::uint8_t>& {
+      const NatNetVersion v = settings.protocol == LiveProtocol::NatNet ? d.version : NatNetVersion{};
+      for (const auto& [version, bytes] : encoded) {
+        if (version.major == v.major && version.minor == v.minor) {
+          return bytes;
+        }
+      }
+      encoded.emplace_back(v, settings.protocol == LiveProtocol::NatNet ? natnet_packet(f, number, v)
+                                                                        : qtm_packet(f, number));
+      return encoded.back().second;
+    };
     for (const Destination& d : to) {
       try {
+        const std::vector<std::uint8_t>& bytes = packet(d);
         if (d.tcp) {
-          qtm_send(packet);
+          qtm_send(bytes);
         } else {
-          data->send_to(packet.data(), packet.size(), d.udp);
+          data->send_to(bytes.data(), bytes.size(), d.udp);
         }
       } catch (const MocapError&) {
         // a client that went away; the others still get their frames
@@ -348,9 +536,7 @@ struct StreamServer::Impl {
         const std::uint64_t number = cycle * frames.size() + i;
         ServedFrame frame = frames[i];
         frame.time += static_cast<double>(cycle) * duration;
-        send(settings.protocol == LiveProtocol::NatNet
-                 ? natnet_packet(frame, static_cast<std::uint32_t>(number))
-                 : qtm_packet(frame, static_cast<std::uint32_t>(number)));
+        send(frame, static_cast<std::uint32_t>(number));
       }
       ++cycle;
     } while (settings.loop && !stop);
@@ -429,7 +615,7 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   s.build_frames(capture);
   // Frames too big for one packet are refused here, not in the sending thread.
   if (s.settings.protocol == LiveProtocol::NatNet) {
-    s.natnet_packet(s.frames.front(), 0);
+    s.natnet_packet(s.frames.front(), 0, s.settings.natnet_version);
   } else {
     s.qtm_packet(s.frames.front(), 0);
   }

@@ -208,18 +208,82 @@ TEST(NatNet, BrokenPacketsAreRefusedNamingTheFieldAndByte) {
   EXPECT_THROW(decode_natnet_frame(good.data(), good.size(), {2, 5}), MocapError);
 }
 
+TEST(NatNet, AHandWritten29FrameWithRigidBodyMarkersDecodesAndIsWhatTheEncoderWrites) {
+  // NatNet 2.9 (Motive 1.x): a rigid body carries its markers: count, positions, ids, sizes,
+  // then the mean error and the params word, as NatNet's PacketClient and the Python client of
+  // ../shared/clients read them (no padding between the sizes and the mean error).
+  test::PacketBytes p;
+  p.put<std::uint16_t>(7);
+  p.put<std::uint16_t>(0);
+  p.put<std::uint32_t>(9);  // frame number
+  p.put<std::int32_t>(0);   // marker sets
+  p.put<std::int32_t>(0);   // unlabeled markers
+  p.put<std::int32_t>(1);   // rigid bodies
+  p.put<std::int32_t>(2);   // id
+  for (float v : {1.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f, 1.0f}) {
+    p.put(v);
+  }
+  p.put<std::int32_t>(1); // one marker
+  for (float v : {1.1f, 2.2f, 3.3f}) {
+    p.put(v);
+  }
+  p.put<std::int32_t>(77);    // its id
+  p.put<float>(0.014f);       // its size
+  p.put<float>(0.0005f);      // mean error
+  p.put<std::int16_t>(1);     // tracking valid
+  p.put<std::int32_t>(0);     // skeletons
+  p.put<std::int32_t>(0);     // labeled markers
+  p.put<std::int32_t>(0);     // force plates (2.9)
+  p.put<std::uint32_t>(0);    // timecode
+  p.put<std::uint32_t>(0);
+  p.put<double>(4.5);         // timestamp (2.7+: double)
+  p.put<std::int16_t>(0);     // params
+  p.put<std::int32_t>(0);     // end of data
+  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
+  std::memcpy(&p.b[2], &payload, 2);
+  const NatNetFrame f = decode_natnet_frame(p.b.data(), p.b.size(), {2, 9});
+  ASSERT_EQ(f.rigid_bodies.size(), 1u);
+  const NatNetRigidBody& b = f.rigid_bodies[0];
+  ASSERT_EQ(b.markers.size(), 1u);
+  EXPECT_EQ(b.marker_ids[0], 77);
+  EXPECT_EQ(b.marker_sizes[0], 0.014f);
+  EXPECT_EQ(b.mean_error, 0.0005f);
+  EXPECT_TRUE(b.tracking_valid);
+  EXPECT_EQ(f.timestamp, 4.5);
+  EXPECT_EQ(encode_natnet_frame(f, {2, 9}), p.b);
+}
+
 TEST(NatNet, ServerInfoRoundTripsAndSaysTheVersion) {
   NatNetServerInfo info;
   info.application = "Motive";
   info.application_version = {3, 0, 1, 0};
   info.natnet_version = {4, 0, 0, 0};
+  info.clock_frequency = 3579545;
+  info.data_port = 1512;
+  info.multicast = true;
+  info.multicast_group = {239, 255, 42, 98};
   const auto bytes = encode_natnet_server_info(info);
-  EXPECT_EQ(bytes.size(), 4u + 256 + 8);
+  // Motive 2.1 (NatNet 3.0) sends 279 payload bytes: name, two versions, then the connection:
+  // clock frequency (8), data port (2), multicast flag (1), group (4), little-endian.
+  ASSERT_EQ(bytes.size(), 4u + 279);
+  EXPECT_EQ(bytes[2] | bytes[3] << 8, 279);
+  EXPECT_EQ(bytes[4 + 264], 3579545 & 0xff);
+  EXPECT_EQ(bytes[4 + 272] | bytes[4 + 273] << 8, 1512);
+  EXPECT_EQ(bytes[4 + 274], 1);
+  EXPECT_EQ(bytes[4 + 275], 239);
+  EXPECT_EQ(bytes[4 + 278], 98);
   const NatNetServerInfo back = decode_natnet_server_info(bytes.data(), bytes.size());
   EXPECT_EQ(back.application, "Motive");
   EXPECT_EQ(back.natnet_version, info.natnet_version);
   EXPECT_EQ(back.application_version, info.application_version);
+  EXPECT_EQ(back.clock_frequency, 3579545u);
+  EXPECT_EQ(back.data_port, 1512);
+  EXPECT_TRUE(back.multicast);
+  EXPECT_EQ(back.multicast_group, info.multicast_group);
   EXPECT_THROW(decode_natnet_server_info(bytes.data(), 100), MocapError);
+  // Before 3.0 the reply ends after the versions: 264 bytes.
+  info.natnet_version = {2, 9, 0, 0};
+  EXPECT_EQ(encode_natnet_server_info(info).size(), 4u + 264);
   info.application = std::string(300, 'x');
   EXPECT_THROW(encode_natnet_server_info(info), MocapError);
 }

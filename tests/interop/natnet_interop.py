@@ -1,0 +1,247 @@
+"""odemocap serve against a NatNet client written by others (../shared/clients/natnet, MIT):
+with serve's default options the client connects, reads the model definitions, receives at
+least 95% of the frames and every pose equals the capture's to 1e-6 m; two clients at once,
+one of them leaving. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "shared", "clients"))
+from natnet import NatNetClient  # noqa: E402
+from natnet.data_frame import DataFrame  # noqa: E402
+from natnet.packet_buffer import PacketBuffer  # noqa: E402
+from natnet.server_info import ServerInfo  # noqa: E402
+from natnet.version import Version  # noqa: E402
+
+import capture  # noqa: E402
+
+failures = []
+passes = 0
+
+
+def check(ok, what):
+    global passes
+    if ok:
+        passes += 1
+    else:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Listener:
+    """Collects what one client receives."""
+
+    def __init__(self, port):
+        self.client = NatNetClient(server_ip_address="127.0.0.1", local_ip_address="127.0.0.1",
+                                   command_port=port, use_multicast=False)
+        self.frames = {}
+        self.descriptions = []
+        self.lock = threading.Lock()
+        self.client.on_data_frame_received_event.handlers.append(self.on_frame)
+        self.client.on_data_description_received_event.handlers.append(self.on_descriptions)
+
+    def on_frame(self, frame):
+        with self.lock:
+            self.frames[frame.prefix.frame_number] = frame
+
+    def on_descriptions(self, descriptions):
+        with self.lock:
+            self.descriptions.append(descriptions)
+
+
+def main():
+    odemocap, scratch = sys.argv[1], sys.argv[2]
+    os.makedirs(scratch, exist_ok=True)
+    path = os.path.join(scratch, "analytic.csv")
+    capture.write_csv(path)
+    port = free_udp_port()
+    # serve's defaults but the command port (tests run side by side) and looping.
+    server = subprocess.Popen([odemocap, "serve", path, "--protocol", "natnet", "--port",
+                               str(port), "--loop"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(0.5)
+        run(port)
+        run_raw(port)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    print(f"{passes} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+def run(port):
+    a = Listener(port)
+    a.client.connect(timeout=5.0)
+    info = a.client.server_info
+    check(info is not None, "client A got the server info")
+    check(info is not None and info.nat_net_protocol_version.major >= 3,
+          f"protocol version {info and info.nat_net_protocol_version}")
+    a.client.request_modeldef()
+    a.client.run_async()
+    b = Listener(port)
+    b.client.connect(timeout=5.0)
+    b.client.run_async()
+    time.sleep(1.0)
+    b.client.stop_async()
+    b.client.shutdown()
+    b_frames = len(b.frames)
+    time.sleep(2.0)
+    a.client.stop_async()
+    with a.lock:
+        frames = dict(a.frames)
+        descriptions = list(a.descriptions)
+    a.client.shutdown()
+
+    names = []
+    if descriptions:
+        names = [rb.name for rb in descriptions[-1].rigid_bodies]
+    check(names == list(capture.BODIES), f"model definitions name the bodies: {names}")
+    check(b_frames >= 0.95 * capture.RATE * 1.0 - 5, f"client B received {b_frames} frames in 1 s")
+    numbers = sorted(frames)
+    span = numbers[-1] - numbers[0] + 1 if numbers else 0
+    check(span >= 0.95 * capture.RATE * 2.5, f"client A saw frames over {span} frame numbers")
+    check(len(numbers) >= 0.95 * span and span > 0,
+          f"client A received {len(numbers)} of the {span} frames in its window")
+    worst_p, worst_q = 0.0, 0.0
+    for n, frame in frames.items():
+        row = n % capture.FRAMES
+        for rb in frame.rigid_bodies:
+            body = capture.BODIES[rb.id_num - 1]
+            p, q = capture.z_up_to_y_up(*capture.pose(body, row))
+            worst_p = max(worst_p, max(abs(u - v) for u, v in zip(rb.pos, p)))
+            worst_q = max(worst_q, capture.angle_between((rb.rot[3], rb.rot[0], rb.rot[1], rb.rot[2]), q))
+    check(frames and worst_p <= 1e-6, f"positions equal the capture's: worst {worst_p:.3g} m")
+    check(frames and worst_q <= 1e-6, f"orientations equal the capture's: worst {worst_q:.3g} rad")
+
+
+class Raw:
+    """A bare UDP client, for what the protocol's description says a server sends."""
+
+    def __init__(self, port):
+        self.server = ("127.0.0.1", port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(2.0)
+
+    def send(self, message, payload=b""):
+        self.sock.sendto(struct.pack("<HH", message, len(payload)) + payload, self.server)
+
+    def receive(self, message, timeout=2.0):
+        """The next packet with this message id (others are skipped)."""
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                break
+            if len(data) >= 4 and struct.unpack_from("<H", data)[0] == message:
+                return data
+        return None
+
+
+def versioned_connect(major, minor):
+    """A NatNet 4 SDK's connect payload: "Ping", zeros, the version at byte 265, a NUL."""
+    payload = bytearray(271)
+    payload[0:4] = b"Ping"
+    payload[265:269] = bytes([major, minor, 0, 0])
+    return bytes(payload)
+
+
+def check_frame_values(frame, what):
+    worst = 0.0
+    row = frame.prefix.frame_number % capture.FRAMES
+    for rb in frame.rigid_bodies:
+        p, _ = capture.z_up_to_y_up(*capture.pose(capture.BODIES[rb.id_num - 1], row))
+        worst = max(worst, max(abs(u - v) for u, v in zip(rb.pos, p)))
+    check(frame.rigid_bodies and worst <= 1e-6, f"{what}: positions to {worst:.3g} m")
+
+
+def run_raw(port):
+    # The server info as Motive 2.1 (NatNet 3.0+) writes it: 279 payload bytes.
+    a = Raw(port)
+    a.send(0, b"Ping\0")
+    info = a.receive(1)
+    check(info is not None and len(info) == 4 + 279, f"server info payload {info and len(info) - 4} bytes (279)")
+    if info is not None and len(info) >= 4 + 279:
+        name = info[4:260].split(b"\0")[0]
+        clock, data_port, multicast = struct.unpack_from("<QHB", info, 4 + 264)
+        check(name == b"odemocap serve" and clock > 0 and multicast == 0,
+              f"server info: {name}, clock {clock} Hz, multicast {multicast}")
+    frame_packet = a.receive(7)
+    check(frame_packet is not None, "a raw client connected with a plain Ping receives frames")
+    if frame_packet is not None:
+        frame = DataFrame.read_from_buffer(PacketBuffer(frame_packet[4:]), Version(3, 1))
+        suffix = frame.suffix
+        check(suffix.stamp_camera_mid_exposure is not None and suffix.stamp_camera_mid_exposure > 0
+              and suffix.stamp_transmit >= suffix.stamp_camera_mid_exposure,
+              f"3.x timestamps filled: {suffix.stamp_camera_mid_exposure}, {suffix.stamp_transmit}")
+        check(abs(suffix.stamp_camera_mid_exposure / clock - suffix.timestamp) < 1e-6,
+              "the mid-exposure stamp is the frame's timestamp on the server clock")
+    # Echo: the request's stamp comes back with the server's.
+    a.send(12, struct.pack("<Q", 123456789))
+    echo = a.receive(13)
+    check(echo is not None and len(echo) == 20 and struct.unpack_from("<Q", echo, 4)[0] == 123456789,
+          f"echo answered: {echo and echo.hex()}")
+
+    # A second client on the same host; the first disconnects: only the first stops.
+    b = Raw(port)
+    b.send(0, b"Ping\0")
+    check(b.receive(1) is not None, "second raw client greeted")
+    a.send(9)
+    time.sleep(0.2)
+    while True:  # drain what was in flight
+        try:
+            a.sock.settimeout(0.05)
+            a.sock.recv(65536)
+        except socket.timeout:
+            break
+    a.sock.settimeout(0.5)
+    check(a.receive(7, timeout=0.5) is None, "the disconnected client gets no more frames")
+    check(b.receive(7) is not None, "the other client on the same host still gets frames")
+
+    # NatNet 2.x: a client that asks for 2.9 is served 2.9 (decoded by the client's own reader).
+    c = Raw(port)
+    c.send(0, versioned_connect(2, 9))
+    info = c.receive(1)
+    if info is not None:
+        version = ServerInfo.read_from_buffer(PacketBuffer(info[4:]), None).nat_net_protocol_version
+        check(version.major == 2 and version.minor == 9, f"asked 2.9, served {version}")
+        check(len(info) == 4 + 264, f"a 2.x server info has 264 payload bytes: {len(info) - 4}")
+    else:
+        check(False, "asked 2.9: no server info")
+    packet = c.receive(7)
+    check(packet is not None, "a 2.9 client receives frames")
+    if packet is not None:
+        check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(2, 9)), "2.9 frame")
+    # A newer client asking 4.2 is served the newest we write (4.0), and says so.
+    d = Raw(port)
+    d.send(0, versioned_connect(4, 2))
+    info = d.receive(1)
+    version = info and ServerInfo.read_from_buffer(PacketBuffer(info[4:]), None).nat_net_protocol_version
+    check(version is not None and version.major == 4 and version.minor == 0, f"asked 4.2, served {version}")
+    packet = d.receive(7)
+    if packet is not None:
+        check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(4, 0)), "4.0 frame")
+    for r in (b, c, d):
+        r.send(9)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
