@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,13 +33,24 @@ enum class QtmPacketType : std::uint32_t {
   QtmFile = 8,
 };
 
-/// Frame components (the ones decoded here; others are skipped by their size).
+/// Frame components: the marker (3D) and body (6D) families, which are written and decoded
+/// here; the others (2D, analog, force, image, skeleton...) are skipped by their size.
 enum class QtmComponent : std::uint32_t {
   Marker3d = 1,
+  Marker3dNoLabels = 2,
   Body6d = 5,
+  Body6dEuler = 6,
   Marker3dResidual = 9,
+  Marker3dNoLabelsResidual = 10,
   Body6dResidual = 11,
+  Body6dEulerResidual = 12,
 };
+
+/// A component as StreamFrames and GetCurrentFrame name it ("6DEulerRes", "3dnolabels"; any
+/// case), or nothing for a name that is not one of the 3D and 6D families. `known` says
+/// whether the name is one of QTM's other components (2D, Analog, Force, Image, Timecode,
+/// Skeleton, GazeVector, EyeTracker...), which QTM knows but a capture does not hold.
+std::optional<QtmComponent> parse_qtm_component(const std::string& name, bool* known = nullptr);
 
 constexpr std::size_t k_qtm_header_bytes = 8;
 /// Largest packet accepted (bytes): more than any frame of 6D bodies, markers or parameters
@@ -57,7 +69,8 @@ struct QtmFrame {
   bool has_bodies = false;            ///< a 6D component was present
   bool residuals = false;             ///< it was Body6dResidual
   std::vector<QtmBody> bodies;        ///< in the order of the 6D parameters' bodies
-  std::vector<Vec3> markers;          ///< mm, from a 3D component (labelled markers)
+  std::vector<Vec3> markers;          ///< mm, from a 3D component; NaN when not seen
+  std::vector<float> marker_residuals; ///< mm, per marker (3D residual components)
   std::uint16_t drop_rate = 0;        ///< 2D drop rate of the 6D component, per mille
   std::uint16_t out_of_sync_rate = 0; ///< per mille
 };
@@ -74,6 +87,13 @@ std::string decode_qtm_string(const std::uint8_t* data, std::size_t size);
 /// A data packet with the frame's 6D component (Body6dResidual when `frame.residuals`) and,
 /// when it has markers, a 3D component.
 std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame);
+/// A data packet with the components asked for, in that order: 6D bodies as matrices or as
+/// Euler angles (degrees: roll, pitch, yaw about X, Y, Z with R = Rz(yaw) Ry(pitch) Rx(roll),
+/// QTM's default definition), with or without residuals; 3D markers labelled (in the order of
+/// the 3D parameters' labels, NaN when not seen) or unlabelled (the seen ones with an id: the
+/// label's index + 1), with or without residuals.
+std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame,
+                                           const std::vector<QtmComponent>& components);
 /// Reads a data packet (header included). Throws MocapError naming the field and byte offset
 /// for a wrong type, sizes that disagree with the packet, counts the bytes cannot hold
 /// (checked before allocating) or trailing bytes.
@@ -81,6 +101,23 @@ QtmFrame decode_qtm_frame(const std::uint8_t* data, std::size_t size);
 
 /// The 6D parameters XML QTM answers "GetParameters 6D" with, naming `bodies`.
 std::string qtm_6d_parameters_xml(const std::vector<std::string>& bodies);
+
+/// What a server describes in its parameters.
+struct QtmParameters {
+  double frequency = 100.0;       ///< Hz
+  double capture_time = 0.0;      ///< s
+  std::vector<std::string> bodies;  ///< 6D bodies
+  std::vector<std::string> markers; ///< 3D labels
+  char up_axis = 'Z';             ///< the 3D data's upwards axis, +X, +Y or +Z
+};
+
+/// GetParameters' XML as QTM writes it for protocol version `version` ("1.25"): a root
+/// QTM_Parameters_Ver_<version> holding the sections asked for (`general`, `the_3d`,
+/// `the_6d`). 6D bodies carry, from 1.21 on, Name, Enabled, Color, MaximumResidual,
+/// MinimumMarkersInBody, BoneLengthTolerance, Filter, Mesh, Points, Data_origin and
+/// Data_orientation; before 1.21 a Bodies count and Name, RGBColor and Point per body.
+std::string qtm_parameters_xml(const QtmParameters& parameters, const std::string& version,
+                               bool general, bool the_3d, bool the_6d);
 /// The body names of a 6D parameters XML, in order. Throws MocapError for XML that is not one.
 std::vector<std::string> qtm_body_names(const std::string& xml);
 

@@ -6,7 +6,13 @@
 
 #include <pugixml.hpp>
 
+#include <odemocap/cluster.hpp> // nearest_rotation
+#include <odemocap/euler.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -60,15 +66,20 @@ void read_bodies(Reader& r, QtmFrame& f, bool residuals) {
   }
 }
 
-void read_markers(Reader& r, QtmFrame& f, bool residuals) {
-  const std::size_t n = r.count("3D marker count", k_marker_bytes + (residuals ? 4 : 0));
+void read_markers(Reader& r, QtmFrame& f, bool residuals, bool ids) {
+  const std::size_t n =
+      r.count("3D marker count", k_marker_bytes + (residuals ? 4 : 0) + (ids ? 4 : 0));
   r.u16("3D 2D drop rate");
   r.u16("3D out-of-sync rate");
   f.markers.resize(n);
-  for (Vec3& m : f.markers) {
-    m = r.vec3("3D marker position");
+  f.marker_residuals.assign(residuals ? n : 0, 0.f);
+  for (std::size_t i = 0; i < n; ++i) {
+    f.markers[i] = r.vec3("3D marker position");
+    if (ids) {
+      r.u32("3D marker id");
+    }
     if (residuals) {
-      r.f32("3D marker residual");
+      f.marker_residuals[i] = r.f32("3D marker residual");
     }
   }
 }
@@ -128,39 +139,144 @@ std::string decode_qtm_string(const std::uint8_t* data, std::size_t size) {
 }
 
 std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame) {
+  std::vector<QtmComponent> components{frame.residuals ? QtmComponent::Body6dResidual
+                                                       : QtmComponent::Body6d};
+  if (!frame.markers.empty()) {
+    components.push_back(QtmComponent::Marker3d);
+  }
+  return encode_qtm_frame(frame, components);
+}
+
+namespace {
+
+bool is_residual(QtmComponent c) {
+  return c == QtmComponent::Marker3dResidual || c == QtmComponent::Marker3dNoLabelsResidual ||
+         c == QtmComponent::Body6dResidual || c == QtmComponent::Body6dEulerResidual;
+}
+
+bool is_euler(QtmComponent c) {
+  return c == QtmComponent::Body6dEuler || c == QtmComponent::Body6dEulerResidual;
+}
+
+bool is_body(QtmComponent c) {
+  return c == QtmComponent::Body6d || c == QtmComponent::Body6dResidual || is_euler(c);
+}
+
+bool is_unlabelled(QtmComponent c) {
+  return c == QtmComponent::Marker3dNoLabels || c == QtmComponent::Marker3dNoLabelsResidual;
+}
+
+/// Roll, pitch, yaw (degrees) of a body's matrix (column by column) with R = Rz(yaw) Ry(pitch)
+/// Rx(roll); NaN for an untracked body.
+std::array<float, 3> euler_degrees(const QtmBody& b) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (!std::isfinite(b.position.x)) {
+    return {nan, nan, nan};
+  }
+  Mat3 m;
+  for (int col = 0; col < 3; ++col) {
+    for (int row = 0; row < 3; ++row) {
+      m.m[row][col] = b.rotation[static_cast<std::size_t>(3 * col + row)];
+    }
+  }
+  const EulerAngles a = to_euler(nearest_rotation(m), EulerOrder::XYZ, EulerFrame::Extrinsic);
+  constexpr double k_degrees = 180.0 / 3.14159265358979323846;
+  return {static_cast<float>(a.first * k_degrees), static_cast<float>(a.second * k_degrees),
+          static_cast<float>(a.third * k_degrees)};
+}
+
+void write_component(Writer& w, const QtmFrame& frame, QtmComponent c) {
+  const std::size_t start = w.out.size();
+  w.u32(0);
+  w.u32(static_cast<std::uint32_t>(c));
+  const bool residual = is_residual(c);
+  if (is_body(c)) {
+    w.count(frame.bodies.size());
+    w.u16(frame.drop_rate);
+    w.u16(frame.out_of_sync_rate);
+    for (const QtmBody& b : frame.bodies) {
+      w.vec3(b.position);
+      if (is_euler(c)) {
+        for (float e : euler_degrees(b)) {
+          w.f32(e);
+        }
+      } else {
+        for (float e : b.rotation) {
+          w.f32(e);
+        }
+      }
+      if (residual) {
+        w.f32(b.residual);
+      }
+    }
+  } else {
+    const bool unlabelled = is_unlabelled(c);
+    std::size_t seen = 0;
+    for (const Vec3& m : frame.markers) {
+      seen += std::isfinite(m.x) ? 1 : 0;
+    }
+    w.count(unlabelled ? seen : frame.markers.size());
+    w.u16(frame.drop_rate);
+    w.u16(frame.out_of_sync_rate);
+    for (std::size_t i = 0; i < frame.markers.size(); ++i) {
+      const Vec3& m = frame.markers[i];
+      if (unlabelled && !std::isfinite(m.x)) {
+        continue;
+      }
+      w.vec3(m);
+      if (unlabelled) {
+        w.u32(static_cast<std::uint32_t>(i + 1));
+      }
+      if (residual) {
+        w.f32(i < frame.marker_residuals.size() ? frame.marker_residuals[i] : 0.f);
+      }
+    }
+  }
+  patch_u32(w.out, start, w.out.size() - start);
+}
+
+} // namespace
+
+std::optional<QtmComponent> parse_qtm_component(const std::string& name, bool* known) {
+  std::string n;
+  for (char ch : name) {
+    n += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  static const std::pair<const char*, QtmComponent> ours[] = {
+      {"3d", QtmComponent::Marker3d},
+      {"3dres", QtmComponent::Marker3dResidual},
+      {"3dnolabels", QtmComponent::Marker3dNoLabels},
+      {"3dnolabelsres", QtmComponent::Marker3dNoLabelsResidual},
+      {"6d", QtmComponent::Body6d},
+      {"6dres", QtmComponent::Body6dResidual},
+      {"6deuler", QtmComponent::Body6dEuler},
+      {"6deulerres", QtmComponent::Body6dEulerResidual}};
+  for (const auto& [key, c] : ours) {
+    if (n == key) {
+      if (known != nullptr) {
+        *known = true;
+      }
+      return c;
+    }
+  }
+  static const char* others[] = {"2d",          "2dlin",      "analog",     "analogsingle",
+                                 "force",       "forcesingle", "image",     "timecode",
+                                 "skeleton",    "skeleton:global", "gazevector", "eyetracker"};
+  if (known != nullptr) {
+    *known = std::find(std::begin(others), std::end(others), n) != std::end(others);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame,
+                                           const std::vector<QtmComponent>& components) {
   Writer w;
   put_header(w, QtmPacketType::Data);
   w.u64(frame.timestamp);
   w.u32(frame.frame);
-  w.u32(frame.markers.empty() ? 1 : 2);
-  const std::size_t component = w.out.size();
-  w.u32(0);
-  w.u32(static_cast<std::uint32_t>(frame.residuals ? QtmComponent::Body6dResidual
-                                                   : QtmComponent::Body6d));
-  w.count(frame.bodies.size());
-  w.u16(frame.drop_rate);
-  w.u16(frame.out_of_sync_rate);
-  for (const QtmBody& b : frame.bodies) {
-    w.vec3(b.position);
-    for (float e : b.rotation) {
-      w.f32(e);
-    }
-    if (frame.residuals) {
-      w.f32(b.residual);
-    }
-  }
-  patch_u32(w.out, component, w.out.size() - component);
-  if (!frame.markers.empty()) {
-    const std::size_t markers = w.out.size();
-    w.u32(0);
-    w.u32(static_cast<std::uint32_t>(QtmComponent::Marker3d));
-    w.count(frame.markers.size());
-    w.u16(0);
-    w.u16(0);
-    for (const Vec3& m : frame.markers) {
-      w.vec3(m);
-    }
-    patch_u32(w.out, markers, w.out.size() - markers);
+  w.u32(static_cast<std::uint32_t>(components.size()));
+  for (QtmComponent c : components) {
+    write_component(w, frame, c);
   }
   if (w.out.size() > k_qtm_max_packet) {
     throw MocapError("encode_qtm_frame: " + std::to_string(w.out.size()) +
@@ -204,8 +320,10 @@ QtmFrame decode_qtm_frame(const std::uint8_t* data, std::size_t size) {
       break;
     case QtmComponent::Marker3d:
     case QtmComponent::Marker3dResidual:
+    case QtmComponent::Marker3dNoLabels:
+    case QtmComponent::Marker3dNoLabelsResidual:
       read_component(data, r.pos(), end, "3D component", [&](Reader& c) {
-        read_markers(c, f, kind == QtmComponent::Marker3dResidual);
+        read_markers(c, f, is_residual(kind), is_unlabelled(kind));
       });
       break;
     default: break; // analog, force, 2D, skeletons...: not used here
@@ -228,6 +346,122 @@ std::string qtm_6d_parameters_xml(const std::vector<std::string>& bodies) {
   }
   std::ostringstream out;
   doc.save(out, "", pugi::format_raw);
+  return out.str();
+}
+
+namespace {
+
+std::string fixed6(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f", v);
+  return text;
+}
+
+/// "1.25" -> 25, "1.8" -> 8; 0 when unreadable.
+int minor_version(const std::string& version) {
+  const std::size_t dot = version.find('.');
+  return dot == std::string::npos ? 0 : std::atoi(version.c_str() + dot + 1);
+}
+
+void general_xml(pugi::xml_node root, const QtmParameters& p) {
+  pugi::xml_node g = root.append_child("General");
+  g.append_child("Frequency").text().set(static_cast<long long>(std::llround(p.frequency)));
+  g.append_child("Capture_Time").text().set(fixed6(p.capture_time).c_str());
+  for (const char* trigger : {"Start_On_External_Trigger", "Start_On_Trigger_NO",
+                              "Start_On_Trigger_NC", "Start_On_Trigger_Software"}) {
+    g.append_child(trigger).text().set("false");
+  }
+  pugi::xml_node euler = g.append_child("EulerAngles");
+  euler.append_attribute("First") = "Roll";
+  euler.append_attribute("Second") = "Pitch";
+  euler.append_attribute("Third") = "Yaw";
+}
+
+void the_3d_xml(pugi::xml_node root, const QtmParameters& p) {
+  pugi::xml_node t = root.append_child("The_3D");
+  t.append_child("AxisUpwards").text().set((std::string("+") + p.up_axis).c_str());
+  t.append_child("CalibrationTime").text().set("");
+  t.append_child("Labels").text().set(static_cast<unsigned>(p.markers.size()));
+  for (const std::string& name : p.markers) {
+    pugi::xml_node label = t.append_child("Label");
+    label.append_child("Name").text().set(name.c_str());
+    label.append_child("RGBColor").text().set(16711680);
+    label.append_child("Trajectory_Type").text().set("Measured");
+  }
+  t.append_child("Bones");
+}
+
+void the_6d_xml(pugi::xml_node root, const QtmParameters& p, int minor) {
+  pugi::xml_node six = root.append_child("The_6D");
+  if (minor < 21) { // the layout before protocol 1.21
+    six.append_child("Bodies").text().set(static_cast<unsigned>(p.bodies.size()));
+    for (const std::string& name : p.bodies) {
+      pugi::xml_node body = six.append_child("Body");
+      body.append_child("Name").text().set(name.c_str());
+      body.append_child("RGBColor").text().set(65280);
+    }
+    pugi::xml_node euler = six.append_child("Euler");
+    euler.append_child("First").text().set("X");
+    euler.append_child("Second").text().set("Y");
+    euler.append_child("Third").text().set("Z");
+    return;
+  }
+  for (const std::string& name : p.bodies) {
+    pugi::xml_node body = six.append_child("Body");
+    body.append_child("Name").text().set(name.c_str());
+    body.append_child("Enabled").text().set("true");
+    pugi::xml_node color = body.append_child("Color");
+    color.append_attribute("R") = 0;
+    color.append_attribute("G") = 255;
+    color.append_attribute("B") = 0;
+    body.append_child("MaximumResidual").text().set(fixed6(10.0).c_str());
+    body.append_child("MinimumMarkersInBody").text().set(3);
+    body.append_child("BoneLengthTolerance").text().set(fixed6(10.0).c_str());
+    body.append_child("Filter").append_attribute("Preset") = "No filter";
+    pugi::xml_node mesh = body.append_child("Mesh");
+    mesh.append_child("Name");
+    for (const char* what : {"Position", "Rotation"}) {
+      pugi::xml_node v = mesh.append_child(what);
+      for (const char* axis : {"X", "Y", "Z"}) {
+        v.append_attribute(axis) = fixed6(0.0).c_str();
+      }
+    }
+    mesh.append_child("Scale").text().set(fixed6(1.0).c_str());
+    mesh.append_child("Opacity").text().set(fixed6(1.0).c_str());
+    body.append_child("Points"); // a served capture carries the bodies' poses, not their markers
+    pugi::xml_node origin = body.append_child("Data_origin");
+    for (const char* axis : {"X", "Y", "Z"}) {
+      origin.append_attribute(axis) = fixed6(0.0).c_str();
+    }
+    origin.append_attribute("Relative_body") = 1;
+    origin.text().set(0);
+    pugi::xml_node orientation = body.append_child("Data_orientation");
+    for (const char* e : {"R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33"}) {
+      const bool diagonal = e[1] == e[2];
+      orientation.append_attribute(e) = fixed6(diagonal ? 1.0 : 0.0).c_str();
+    }
+    orientation.append_attribute("Relative_body") = 1;
+    orientation.text().set(0);
+  }
+}
+
+} // namespace
+
+std::string qtm_parameters_xml(const QtmParameters& parameters, const std::string& version,
+                               bool general, bool the_3d, bool the_6d) {
+  pugi::xml_document doc;
+  pugi::xml_node root = doc.append_child(("QTM_Parameters_Ver_" + version).c_str());
+  if (general) {
+    general_xml(root, parameters);
+  }
+  if (the_3d) {
+    the_3d_xml(root, parameters);
+  }
+  if (the_6d) {
+    the_6d_xml(root, parameters, minor_version(version));
+  }
+  std::ostringstream out;
+  doc.save(out, "    ", pugi::format_indent | pugi::format_no_declaration);
   return out.str();
 }
 

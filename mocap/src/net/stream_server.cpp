@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <thread>
 
 namespace odemocap {
@@ -26,17 +27,28 @@ using Clock = std::chrono::steady_clock;
 constexpr double k_poll = 0.05;                // s between checks of the stop flag
 constexpr std::size_t k_max_frames = 1u << 24; // frames a server precomputes (about 19 h at 240 Hz)
 
-/// One frame's bodies: pose (m) and tracked flag, in served order.
+/// One frame's bodies: pose (m) and tracked flag, in served order; and its markers (m; NaN
+/// when not seen).
 struct ServedFrame {
   double time = 0.0; ///< s, capture time
   std::vector<Pose> poses;
   std::vector<std::uint8_t> tracked;
+  std::vector<Vec3> markers;
+};
+
+/// One connected QTM client: its connection (replies and TCP-streamed frames share it) and the
+/// protocol version it asked for.
+struct QtmSession {
+  net::TcpStream stream;
+  std::mutex send;
+  std::string version = "1.1"; // what QTM assumes until a Version command
 };
 
 constexpr double k_natnet_clock = 1e7;  // ticks per s of the NatNet timestamps (as a PC's QPC)
 constexpr double k_natnet_timeout = 10; // s of silence after which a keep-alive client is gone
 constexpr NatNetVersion k_natnet_oldest{2, 0};
 constexpr NatNetVersion k_natnet_newest{4, 0};
+constexpr std::uint8_t k_event_rt_from_file_started = 8; // QTM RT event: real time from a file
 
 /// Where a client wants frames: a UDP endpoint or its TCP connection (QTM). A NatNet client is
 /// known by the endpoint its requests come from (address and port: several clients may share a
@@ -48,6 +60,9 @@ struct Destination {
   NatNetVersion version;  ///< NatNet: what it reads
   Clock::time_point heard; ///< NatNet: its last request
   bool keeps_alive = false; ///< NatNet: it has sent a keep-alive (so silence means gone)
+  std::shared_ptr<QtmSession> session;   ///< QTM: the client that asked
+  std::vector<QtmComponent> components;  ///< QTM: what it streams, in its order
+  std::uint64_t divisor = 1;             ///< QTM: every divisor-th frame
 };
 
 /// The version a NatNet connect request asks for: NatNet 4 SDKs send "Ping", zeros and the
@@ -116,8 +131,9 @@ struct StreamServer::Impl {
   std::unique_ptr<net::UdpSocket> command; // NatNet
   std::unique_ptr<net::UdpSocket> data;    // both: frames leave from here
   std::unique_ptr<net::TcpListener> listener;
-  net::TcpStream client; // QTM: the connected client
-  std::mutex tcp_send;   // replies and TCP-streamed frames share the connection
+  std::vector<std::thread> qtm_threads; // one per QTM client
+  std::vector<std::string> marker_names;
+  std::atomic<std::uint64_t> current{0}; // the frame being served, for GetCurrentFrame
 
   mutable std::mutex mutex;
   mutable std::condition_variable changed;
@@ -134,20 +150,23 @@ struct StreamServer::Impl {
   void subscribe(const Destination& d) {
     std::lock_guard<std::mutex> lock(mutex);
     const auto same = std::find_if(destinations.begin(), destinations.end(), [&](const Destination& e) {
-      return e.tcp == d.tcp && (d.tcp || e.udp == d.udp);
+      return e.tcp == d.tcp && e.session == d.session && (d.tcp || e.udp == d.udp);
     });
     if (same == destinations.end()) {
       destinations.push_back(d);
-    } else if (!d.tcp) {
-      *same = d; // a client connecting again: its version and endpoints as it asks now
+    } else {
+      *same = d; // a client asking again: its version, endpoints and components as it asks now
     }
     subscribed = true;
     changed.notify_all();
   }
 
-  void unsubscribe_all() {
+  /// Forgets what a QTM client asked to stream.
+  void unsubscribe(const std::shared_ptr<QtmSession>& session) {
     std::lock_guard<std::mutex> lock(mutex);
-    destinations.clear();
+    destinations.erase(std::remove_if(destinations.begin(), destinations.end(),
+                                      [&](const Destination& d) { return d.session == session; }),
+                       destinations.end());
   }
 
   // --- NatNet -----------------------------------------------------------------------------
@@ -303,6 +322,9 @@ struct StreamServer::Impl {
 
   NatNetModelDefinitions natnet_models() const {
     NatNetModelDefinitions defs;
+    if (!marker_names.empty()) {
+      defs.marker_sets.push_back({"all", marker_names});
+    }
     for (std::size_t b = 0; b < names.size(); ++b) {
       NatNetRigidBodyDescription d;
       d.name = names[b];
@@ -333,6 +355,22 @@ struct StreamServer::Impl {
     frame.mid_exposure = static_cast<std::uint64_t>(std::llround(exposure));
     frame.data_received = frame.mid_exposure;
     frame.transmit = std::max(frame.mid_exposure, natnet_ticks());
+    if (!f.markers.empty()) {
+      // Motive sends its markers twice: in the "all" marker set, and labelled (ids 1, 2, ...
+      // in the set's order, model 0); a marker not seen is occluded at the origin.
+      NatNetMarkerSet all{"all", {}};
+      for (std::size_t m = 0; m < f.markers.size(); ++m) {
+        const bool seen = std::isfinite(f.markers[m].x);
+        all.markers.push_back(seen ? f.markers[m] : Vec3{});
+        NatNetLabeledMarker label;
+        label.id = static_cast<std::uint16_t>(m + 1);
+        label.position = all.markers.back();
+        label.size = 0.014f;
+        label.params = seen ? 0 : 1;
+        frame.labeled_markers.push_back(label);
+      }
+      frame.marker_sets.push_back(std::move(all));
+    }
     frame.rigid_bodies.resize(f.poses.size());
     for (std::size_t b = 0; b < f.poses.size(); ++b) {
       NatNetRigidBody& body = frame.rigid_bodies[b];
@@ -348,106 +386,241 @@ struct StreamServer::Impl {
 
   // --- QTM --------------------------------------------------------------------------------
 
-  void qtm_send(const std::vector<std::uint8_t>& packet) {
-    std::lock_guard<std::mutex> lock(tcp_send);
-    client.send_all(packet.data(), packet.size());
+  static void qtm_send(QtmSession& session, const std::vector<std::uint8_t>& packet) {
+    std::lock_guard<std::mutex> lock(session.send);
+    session.stream.send_all(packet.data(), packet.size());
   }
 
-  void qtm_reply(const std::string& text, QtmPacketType type = QtmPacketType::Command) {
-    qtm_send(encode_qtm_string(type, text));
+  static void qtm_reply(QtmSession& session, const std::string& text,
+                        QtmPacketType type = QtmPacketType::Command) {
+    qtm_send(session, encode_qtm_string(type, text));
   }
 
-  /// One command from the client; QTM's answers, for the commands a streaming client uses.
-  void qtm_command(const std::string& text) {
-    if (text.rfind("Version", 0) == 0) {
-      const std::string asked = text.size() > 8 ? text.substr(8) : "1.20";
-      qtm_reply("Version set to " + asked);
-    } else if (text == "ByteOrder") {
-      qtm_reply("Byte order is little endian");
-    } else if (text == "QTMVersion") {
-      qtm_reply("QTM Version is odemocap serve");
-    } else if (text.rfind("GetParameters", 0) == 0) {
-      qtm_send(encode_qtm_string(QtmPacketType::Xml, qtm_6d_parameters_xml(names)));
-    } else if (text == "StreamFrames Stop") {
-      unsubscribe_all();
-    } else if (text.rfind("StreamFrames", 0) == 0) {
-      qtm_stream(text);
-    } else {
-      qtm_reply("Command not supported: " + text, QtmPacketType::Error);
-    }
-  }
-
-  void qtm_stream(const std::string& text) {
-    if (text.find("6D") == std::string::npos) {
-      qtm_reply("StreamFrames: only the 6D component is served", QtmPacketType::Error);
-      return;
-    }
-    const std::size_t udp = text.find("UDP");
-    if (udp == std::string::npos) {
-      Destination d;
-      d.tcp = true;
-      subscribe(d);
-      return;
-    }
-    net::Endpoint to = client.peer();
-    const std::size_t colon = text.find(':', udp);
-    if (colon != std::string::npos && colon == udp + 3) {
-      to.port = static_cast<std::uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10));
-    }
-    Destination d;
-    d.udp = to;
-    subscribe(d);
-  }
-
+  /// Accepts clients, each served by a thread of its own until it leaves or the server stops.
   void qtm_control() {
     while (!stop.load(std::memory_order_relaxed)) {
       try {
-        qtm_serve_once();
+        net::TcpStream next = listener->accept(k_poll);
+        if (!next.valid()) {
+          continue;
+        }
+        auto session = std::make_shared<QtmSession>();
+        session->stream = std::move(next);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++stats.clients;
+        }
+        qtm_threads.emplace_back([this, session] { qtm_serve(session); });
       } catch (const MocapError&) {
-        // the client left or spoke nonsense: drop it and wait for the next
-        unsubscribe_all();
-        std::lock_guard<std::mutex> lock(tcp_send);
-        client.close();
+        // a failed accept: wait for the next client
       }
+    }
+    for (std::thread& t : qtm_threads) {
+      t.join();
     }
   }
 
-  /// Accepts a client (greeting it) or answers one command of the connected one.
-  void qtm_serve_once() {
-    if (!client.valid()) {
-      net::TcpStream next = listener->accept(k_poll);
-      if (!next.valid()) {
+  void qtm_serve(const std::shared_ptr<QtmSession>& session) {
+    try {
+      qtm_reply(*session, "QTM RT Interface connected");
+      while (!stop.load(std::memory_order_relaxed)) {
+        std::vector<std::uint8_t> packet(k_qtm_header_bytes);
+        if (!session->stream.receive_exact(packet.data(), packet.size(), k_poll)) {
+          continue;
+        }
+        const std::size_t size = decode_qtm_header(packet.data(), packet.size()).second;
+        packet.resize(size);
+        if (size > k_qtm_header_bytes) {
+          session->stream.receive_exact(packet.data() + k_qtm_header_bytes,
+                                        size - k_qtm_header_bytes, 2.0);
+        }
+        qtm_command(session, decode_qtm_string(packet.data(), packet.size()));
+      }
+    } catch (const MocapError&) {
+      // the client left or spoke nonsense: it is dropped, the others go on
+    }
+    unsubscribe(session);
+    std::lock_guard<std::mutex> lock(session->send);
+    session->stream.close();
+  }
+
+  /// One command, as QTM answers it; commands and their words are read in any case.
+  void qtm_command(const std::shared_ptr<QtmSession>& session, const std::string& text) {
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) {
+      words.push_back(w);
+    }
+    std::vector<std::string> lower = words;
+    for (std::string& w : lower) {
+      std::transform(w.begin(), w.end(), w.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    }
+    QtmSession& s = *session;
+    if (lower.empty()) {
+      return qtm_reply(s, "Parse error", QtmPacketType::Error);
+    }
+    const std::string& verb = lower[0];
+    if (verb == "version") {
+      if (words.size() == 1) {
+        return qtm_reply(s, "Version is " + s.version);
+      }
+      const std::string& asked = words[1];
+      const int minor = std::atoi(asked.c_str() + std::min<std::size_t>(2, asked.size()));
+      if (asked.rfind("1.", 0) != 0 || minor < 1 || minor > 26) {
+        return qtm_reply(s, "Version NOT supported", QtmPacketType::Error);
+      }
+      s.version = asked;
+      return qtm_reply(s, "Version set to " + asked);
+    }
+    if (verb == "byteorder") {
+      return qtm_reply(s, "Byte order is little endian");
+    }
+    if (verb == "qtmversion") {
+      return qtm_reply(s, "QTM Version is odemocap serve");
+    }
+    if (verb == "getstate") {
+      // A server playing a capture is what QTM is when it plays a file in real time.
+      std::vector<std::uint8_t> event{0, 0, 0, 0, 0, 0, 0, 0, k_event_rt_from_file_started};
+      event[0] = 9;
+      event[4] = static_cast<std::uint8_t>(QtmPacketType::Event);
+      return qtm_send(s, event);
+    }
+    if (verb == "getparameters") {
+      return qtm_parameters(s, lower);
+    }
+    if (verb == "getcurrentframe") {
+      std::vector<QtmComponent> components;
+      if (!qtm_components(s, words, 1, components)) {
         return;
       }
-      {
-        std::lock_guard<std::mutex> lock(tcp_send);
-        client = std::move(next);
-      }
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++stats.clients;
-      }
-      qtm_reply("QTM RT Interface connected");
+      const std::uint64_t n = current.load();
+      return qtm_send(s, qtm_packet(frames[n % frames.size()], static_cast<std::uint32_t>(n),
+                                    components));
     }
-    std::vector<std::uint8_t> packet(k_qtm_header_bytes);
-    if (!client.receive_exact(packet.data(), packet.size(), k_poll)) {
-      return;
+    if (verb == "streamframes") {
+      return qtm_stream(session, words, lower);
     }
-    const std::size_t size = decode_qtm_header(packet.data(), packet.size()).second;
-    packet.resize(size);
-    if (size > k_qtm_header_bytes) {
-      client.receive_exact(packet.data() + k_qtm_header_bytes, size - k_qtm_header_bytes, 2.0);
-    }
-    qtm_command(decode_qtm_string(packet.data(), packet.size()));
+    qtm_reply(s, "Parse error: '" + words[0] + "' is not a command odemocap serve knows",
+              QtmPacketType::Error);
   }
 
-  std::vector<std::uint8_t> qtm_packet(const ServedFrame& f, std::uint32_t number) const {
+  void qtm_parameters(QtmSession& s, const std::vector<std::string>& lower) {
+    bool general = false, the_3d = false, the_6d = false;
+    for (std::size_t i = 1; i < lower.size(); ++i) {
+      const std::string& w = lower[i];
+      if (w == "all") {
+        general = the_3d = the_6d = true;
+      } else if (w == "general") {
+        general = true;
+      } else if (w == "3d") {
+        the_3d = true;
+      } else if (w == "6d") {
+        the_6d = true;
+      } else if (w != "analog" && w != "force" && w != "image" && w != "gazevector" &&
+                 w != "eyetracker" && w != "skeleton" && w != "skeleton:global" &&
+                 w != "calibration") {
+        return qtm_reply(s, "Parse error: unknown parameter '" + w + "'", QtmPacketType::Error);
+      }
+    }
+    if (lower.size() == 1) {
+      general = the_3d = the_6d = true; // what "GetParameters" alone means to QTM
+    }
+    QtmParameters p;
+    p.frequency = rate;
+    p.capture_time = static_cast<double>(frames.size()) / rate;
+    p.bodies = names;
+    p.markers = marker_names;
+    const Axis up = settings.up_axis.value_or(Axis::Z);
+    p.up_axis = up == Axis::X ? 'X' : up == Axis::Y ? 'Y' : 'Z';
+    qtm_send(s, encode_qtm_string(QtmPacketType::Xml,
+                                  qtm_parameters_xml(p, s.version, general, the_3d, the_6d)));
+  }
+
+  /// The components named from word `first` on; false (after QTM's error reply) when one is not
+  /// a component or is one a capture cannot give.
+  bool qtm_components(QtmSession& s, const std::vector<std::string>& words, std::size_t first,
+                      std::vector<QtmComponent>& out) {
+    for (std::size_t i = first; i < words.size(); ++i) {
+      bool known = false;
+      const std::optional<QtmComponent> c = parse_qtm_component(words[i], &known);
+      if (!c) {
+        qtm_reply(s,
+                  known ? words[i] + " is not available: odemocap serve streams the 3D and 6D "
+                                     "components of a capture"
+                        : "Parse error: unknown component '" + words[i] + "'",
+                  QtmPacketType::Error);
+        return false;
+      }
+      out.push_back(*c);
+    }
+    if (out.empty()) {
+      qtm_reply(s, "Parse error: no component given", QtmPacketType::Error);
+      return false;
+    }
+    return true;
+  }
+
+  /// StreamFrames Stop | StreamFrames AllFrames|Frequency:n|FrequencyDivisor:n
+  /// [UDP[:address]:port] components...: frames over the client's connection, or UDP.
+  void qtm_stream(const std::shared_ptr<QtmSession>& session, const std::vector<std::string>& words,
+                  const std::vector<std::string>& lower) {
+    QtmSession& s = *session;
+    if (lower.size() == 2 && lower[1] == "stop") {
+      return unsubscribe(session);
+    }
+    if (lower.size() < 3) {
+      return qtm_reply(s, "Parse error: StreamFrames needs a rate and components",
+                       QtmPacketType::Error);
+    }
+    Destination d;
+    d.session = session;
+    d.tcp = true;
+    const std::string& rate_word = lower[1];
+    if (rate_word.rfind("frequencydivisor:", 0) == 0) {
+      d.divisor = std::max<long long>(1, std::atoll(rate_word.c_str() + 17));
+    } else if (rate_word.rfind("frequency:", 0) == 0) {
+      const double asked = std::atof(rate_word.c_str() + 10);
+      d.divisor = asked > 0.0 ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(
+                                                               std::llround(rate / asked)))
+                              : 1;
+    } else if (rate_word != "allframes") {
+      return qtm_reply(s, "Parse error: '" + words[1] + "' is not AllFrames, Frequency:n or "
+                                                        "FrequencyDivisor:n",
+                       QtmPacketType::Error);
+    }
+    std::size_t next = 2;
+    if (lower[2].rfind("udp", 0) == 0) {
+      d.tcp = false;
+      d.udp = s.stream.peer();
+      const std::string spec = words[2].size() > 4 ? words[2].substr(4) : std::string();
+      const std::size_t colon = spec.rfind(':');
+      if (colon != std::string::npos) {
+        d.udp = net::resolve(spec.substr(0, colon), 0);
+      }
+      d.udp.port = static_cast<std::uint16_t>(std::atoi(spec.c_str() + (colon == std::string::npos ? 0 : colon + 1)));
+      if (d.udp.port == 0) {
+        return qtm_reply(s, "Parse error: UDP needs a port", QtmPacketType::Error);
+      }
+      next = 3;
+    }
+    if (!qtm_components(s, words, next, d.components)) {
+      return;
+    }
+    subscribe(d); // QTM answers StreamFrames with the frames themselves
+  }
+
+  std::vector<std::uint8_t> qtm_packet(const ServedFrame& f, std::uint32_t number,
+                                       const std::vector<QtmComponent>& components) const {
     QtmFrame frame;
     frame.frame = number;
     frame.timestamp = static_cast<std::uint64_t>(std::llround(std::max(0.0, f.time) * 1e6));
     frame.has_bodies = true;
     frame.bodies.resize(f.poses.size());
     const float nan = std::nanf("");
+    for (const Vec3& m : f.markers) {
+      frame.markers.push_back(std::isfinite(m.x) ? m * 1e3 : Vec3{nan, nan, nan});
+    }
     for (std::size_t b = 0; b < f.poses.size(); ++b) {
       if (f.tracked[b] != 0) {
         frame.bodies[b] = qtm_body(f.poses[b]);
@@ -456,7 +629,7 @@ struct StreamServer::Impl {
         frame.bodies[b].rotation.fill(nan);
       }
     }
-    return encode_qtm_frame(frame);
+    return encode_qtm_frame(frame, components);
   }
 
   // --- sending ----------------------------------------------------------------------------
@@ -470,23 +643,28 @@ struct StreamServer::Impl {
       to = destinations;
       ++stats.sent;
     }
-    std::vector<std::pair<NatNetVersion, std::vector<std::uint8_t>>> encoded;
+    // Encoded once per NatNet version or QTM component list the clients asked for.
+    std::vector<std::pair<const Destination*, std::vector<std::uint8_t>>> encoded;
     const auto packet = [&](const Destination& d) -> const std::vector<std::uint8_t>& {
-      const NatNetVersion v = settings.protocol == LiveProtocol::NatNet ? d.version : NatNetVersion{};
-      for (const auto& [version, bytes] : encoded) {
-        if (version.major == v.major && version.minor == v.minor) {
+      for (const auto& [other, bytes] : encoded) {
+        if (other->version.major == d.version.major && other->version.minor == d.version.minor &&
+            other->components == d.components) {
           return bytes;
         }
       }
-      encoded.emplace_back(v, settings.protocol == LiveProtocol::NatNet ? natnet_packet(f, number, v)
-                                                                        : qtm_packet(f, number));
+      encoded.emplace_back(&d, settings.protocol == LiveProtocol::NatNet
+                                   ? natnet_packet(f, number, d.version)
+                                   : qtm_packet(f, number, d.components));
       return encoded.back().second;
     };
     for (const Destination& d : to) {
+      if (number % d.divisor != 0) {
+        continue;
+      }
       try {
         const std::vector<std::uint8_t>& bytes = packet(d);
         if (d.tcp) {
-          qtm_send(bytes);
+          qtm_send(*d.session, bytes);
         } else {
           data->send_to(bytes.data(), bytes.size(), d.udp);
         }
@@ -534,6 +712,7 @@ struct StreamServer::Impl {
           return;
         }
         const std::uint64_t number = cycle * frames.size() + i;
+        current.store(number);
         ServedFrame frame = frames[i];
         frame.time += static_cast<double>(cycle) * duration;
         send(frame, static_cast<std::uint32_t>(number));
@@ -556,20 +735,29 @@ struct StreamServer::Impl {
         settings.up_axis.value_or(settings.protocol == LiveProtocol::NatNet ? Axis::Y : Axis::Z);
     const Quat turn = from == to ? Quat{} : from_to(axis_vector(from), axis_vector(to));
     std::vector<TrackSource> sources;
+    std::vector<TrackSource> markers;
     for (const Track& t : capture.tracks()) {
-      if (!t.position_only() && t.valid_count() > 0) {
+      if (t.valid_count() == 0) {
+        continue;
+      }
+      if (t.position_only()) {
+        markers.emplace_back(t);
+        marker_names.push_back(t.name());
+      } else {
         sources.emplace_back(t);
         names.push_back(t.name());
       }
     }
-    if (sources.empty()) {
-      throw MocapError("StreamServer: the capture has no rigid body (a track with orientations "
-                       "and a valid sample) to serve");
+    if (sources.empty() && markers.empty()) {
+      throw MocapError("StreamServer: the capture has no rigid body and no marker (a track with "
+                       "a valid sample) to serve");
     }
-    double start = sources[0].start_time(), end = sources[0].end_time();
-    for (const TrackSource& s : sources) {
-      start = std::min(start, s.start_time());
-      end = std::max(end, s.end_time());
+    double start = INFINITY, end = -INFINITY;
+    for (const std::vector<TrackSource>* group : {&sources, &markers}) {
+      for (const TrackSource& s : *group) {
+        start = std::min(start, s.start_time());
+        end = std::max(end, s.end_time());
+      }
     }
     rate = settings.rate > 0.0 ? settings.rate : capture.info().frame_rate;
     if (!(rate > 0.0)) {
@@ -591,6 +779,12 @@ struct StreamServer::Impl {
         Pose p;
         f.tracked[b] = recorded_at(sources[b].track(), f.time) && sources[b].pose(f.time, p);
         f.poses[b] = {rotate(turn, p.p * metres), turn * p.q};
+      }
+      f.markers.resize(markers.size());
+      for (std::size_t m = 0; m < markers.size(); ++m) {
+        Pose p;
+        const bool seen = recorded_at(markers[m].track(), f.time) && markers[m].pose(f.time, p);
+        f.markers[m] = seen ? rotate(turn, p.p * metres) : Vec3{NAN, NAN, NAN};
       }
     }
   }
@@ -617,7 +811,7 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   if (s.settings.protocol == LiveProtocol::NatNet) {
     s.natnet_packet(s.frames.front(), 0, s.settings.natnet_version);
   } else {
-    s.qtm_packet(s.frames.front(), 0);
+    s.qtm_packet(s.frames.front(), 0, {QtmComponent::Body6dResidual, QtmComponent::Marker3dResidual});
   }
   s.data = std::make_unique<net::UdpSocket>(0);
   if (s.settings.protocol == LiveProtocol::NatNet) {
