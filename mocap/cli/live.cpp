@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
 namespace odemocap::cli {
@@ -72,13 +73,26 @@ int run_record(const RecordCommand& command) {
     std::fprintf(stderr, "odemocap record: %s\n", e.what());
     return 2;
   }
-  std::printf("recording from %s for %g s (Ctrl-C stops)\n", stream->server_description().c_str(),
-              c.duration);
+  // The CSV grows as frames arrive (settled for a quarter second, so late datagrams still
+  // find their row): an interrupted recording keeps what it received. At the end it is written
+  // again whole, with bodies that appeared after the first rows.
+  std::ofstream live(c.output, std::ios::binary);
+  if (!live) {
+    std::fprintf(stderr, "odemocap record: cannot write %s\n", c.output.c_str());
+    return 2;
+  }
+  std::printf("recording from %s for %g s into %s (Ctrl-C stops)\n",
+              stream->server_description().c_str(), c.duration, c.output.c_str());
   std::fflush(stdout);
   catch_interrupt();
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(c.duration);
+  auto next_write = std::chrono::steady_clock::now();
   while (!g_interrupted && std::chrono::steady_clock::now() < end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::steady_clock::now() >= next_write) {
+      recorder.append_settled(live, 0.25);
+      next_write += std::chrono::milliseconds(500);
+    }
   }
   const LiveStreamStats stats = stream->stats();
   std::vector<std::string> bodies = stream->bodies();
@@ -87,22 +101,37 @@ int run_record(const RecordCommand& command) {
     states.push_back(stream->body(b)->state());
   }
   stream.reset(); // stop receiving before the samples are read
+  live.close();
   std::printf("%zu packets, %zu frames, %zu malformed%s%s\n", stats.packets, stats.frames,
-              stats.malformed,
-              stats.last_error.empty() ? "" : "; last: ", stats.last_error.c_str());
+              stats.malformed, stats.last_error.empty() ? "" : "; last: ",
+              stats.last_error.c_str());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const LiveStats& s = states[i].stats;
-    std::printf("  %-20s received %zu, untracked %zu, lost %zu, reordered %zu, duplicates %zu\n",
-                bodies[i].c_str(), s.received, s.invalid, s.lost, s.reordered, s.duplicates);
+    std::printf("  %-20s received %zu, untracked %zu, lost %zu, reordered %zu, duplicates %zu, "
+                "suspicious frame numbers %zu\n",
+                bodies[i].c_str(), s.received, s.invalid, s.lost, s.reordered, s.duplicates,
+                s.suspicious);
+  }
+  for (const auto& [body, count] : recorder.invalid()) {
+    std::printf("  %s: %zu sample(s) flagged tracked held no pose (a zero or non-unit "
+                "quaternion): written as gaps\n",
+                body.c_str(), count);
   }
   if (recorder.size() == 0) {
-    std::fprintf(stderr, "odemocap record: nothing was received\n");
+    std::remove(c.output.c_str());
+    std::fprintf(stderr, "odemocap record: nothing was received; %s not written\n",
+                 c.output.c_str());
     return 1;
   }
+  const std::string whole = c.output + ".tmp";
   try {
-    save_rigid_body_csv(recorder.capture(live_recording_info(c.stream)), c.output);
+    save_rigid_body_csv(recorder.capture(live_recording_info(c.stream)), whole);
+    if (std::rename(whole.c_str(), c.output.c_str()) != 0) {
+      throw MocapError("cannot replace " + c.output + " with " + whole);
+    }
   } catch (const MocapError& e) {
-    std::fprintf(stderr, "odemocap record: %s\n", e.what());
+    std::fprintf(stderr, "odemocap record: %s (what arrived in time is in %s)\n", e.what(),
+                 c.output.c_str());
     return 1;
   }
   std::printf("wrote %s\n", c.output.c_str());

@@ -785,3 +785,38 @@ TEST_F(Cli, ACutC3dSaysSoInInfoAndConvertAndEmptyTracksHaveNullRanges) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Cli, ARecordingKilledMidwayKeepsWhatArrived) {
+  // serve loops the analytic capture; record is killed (SIGKILL, no chance to finish) after
+  // 1.6 s: the CSV already holds the frames that arrived up to about half a second before.
+  const std::string csv = analytic_csv();
+  const std::string got = (dir_ / "killed.csv").string();
+  const std::string port = "27611";
+  const std::string serve = std::string("timeout 30 '") + ODEMOCAP_CLI_PATH + "' serve '" + csv +
+                            "' --loop --port " + port + " > '" + (dir_ / "serve.out").string() +
+                            "' 2>&1 &";
+  ASSERT_EQ(std::system(serve.c_str()), 0);
+  for (int wait = 0;
+       wait < 200 && slurp(dir_ / "serve.out").find("waiting for a client") == std::string::npos;
+       ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const Outcome r = run("record --port " + port + " --duration 10 -o '" + got + "' & pid=$!; " +
+                        "sleep 1.6; kill -9 $pid; wait $pid; true");
+  (void)r;
+  std::system(("pkill -f 'serve .*--port " + port + "'").c_str());
+  const odemocap::Capture partial = odemocap::load_capture(got);
+  const odemocap::Track& tool = partial.track("tool");
+  EXPECT_GE(tool.size(), 80u); // 100 Hz for at least 0.8 s of the 1.6
+  // Frames as served: the analytic motion at the frame's time (positions to float precision).
+  for (std::size_t i = 0; i < tool.size(); ++i) {
+    if (tool.valid(i)) {
+      const double t = std::fmod(tool.time(i), 1.01);
+      EXPECT_NEAR(tool.position(i).x, 0.3 * t, 1e-5) << i;
+    }
+  }
+}
+
+} // namespace

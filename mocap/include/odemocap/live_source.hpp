@@ -55,6 +55,9 @@ struct LiveStats {
   std::size_t duplicates = 0;   ///< a frame number received twice (dropped)
   std::size_t extrapolated = 0; ///< queries past the newest sample, within the cap
   std::size_t stale = 0;        ///< queries past the cap (or with one sample): the pose held
+  /// Frame numbers that jump further ahead than the capture time allows (a corrupted
+  /// datagram): dropped, and not counted as losses.
+  std::size_t suspicious = 0;
 };
 
 /// What a LiveSource knows at one moment.
@@ -111,6 +114,7 @@ private:
   bool have_offset_ = false;
   double interval_ = 0.0; ///< s between frames, from the newest samples
   std::uint64_t newest_frame_ = 0;
+  double newest_frame_time_ = 0.0;
   bool have_frame_ = false;
   mutable double played_ = -1e300; ///< latest capture time a query has played
   mutable bool stale_ = false;
@@ -121,7 +125,7 @@ private:
   mutable std::deque<double> ahead_; ///< how far pose() queries asked ahead of the clock
 
   /// Loss, order and duplicate bookkeeping of a frame number; false for a duplicate.
-  bool count_frame_locked(std::uint64_t frame);
+  bool count_frame_locked(std::uint64_t frame, double capture_time);
   double depth_locked() const;
   bool pose_locked(double local, Pose& out) const;
 };

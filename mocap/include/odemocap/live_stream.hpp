@@ -108,13 +108,29 @@ public:
   std::function<void(const std::string& body, const LiveSample& sample)> on_sample();
   std::size_t size() const; ///< samples collected
   /// The recording as a capture with `info` (frame_rate filled in from the median interval
-  /// when 0); bodies in the order first seen. Throws MocapError when nothing was received.
+  /// when 0); bodies in the order first seen. Every track has a sample at every frame any body
+  /// was received in (frame numbers in order, each at the capture time first seen for it): a
+  /// body that appears late, vanishes or comes back has gaps there. A sample flagged valid
+  /// whose pose is not one (a zero or non-unit quaternion, NaN) is a gap, counted in
+  /// invalid(). Throws MocapError when nothing was received.
   Capture capture(CaptureInfo info) const;
+  /// Per body, the samples that arrived flagged valid but held no pose.
+  std::vector<std::pair<std::string, std::size_t>> invalid() const;
+
+  /// Appends to `out` the rigid-body CSV rows of the frames older than the newest by more than
+  /// `settle` s (so late datagrams still find their row), with the columns of the bodies known
+  /// when the first row is written (the header then); returns the rows written. A recording
+  /// written so as it arrives keeps what came if it is interrupted; the finished file is
+  /// written again from capture(), with every body.
+  std::size_t append_settled(std::ostream& out, double settle);
 
 private:
   mutable std::mutex mutex_;
   std::vector<std::string> order_;
   std::vector<std::pair<std::string, LiveSample>> samples_;
+  std::vector<std::string> columns_; ///< bodies of the appended file
+  std::uint64_t appended_until_ = 0; ///< frames below this were appended
+  bool header_written_ = false;
 };
 
 /// How a StreamServer plays a capture; every field has a default, the constructor validates.

@@ -57,10 +57,12 @@ void LiveSource::push(const LiveSample& sample) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.received;
   // An untracked frame was still received: it counts for loss and order, not for the buffer.
-  if (!count_frame_locked(sample.frame)) {
+  if (!count_frame_locked(sample.frame, sample.capture_time)) {
     return;
   }
-  if (!sample.valid || !finite(sample)) {
+  // Flagged valid but not a pose (a zero or non-unit quaternion, NaN): untracked, counted.
+  const double length = norm(sample.pose.q);
+  if (!sample.valid || !finite(sample) || !(std::fabs(length - 1.0) <= 1e-3)) {
     ++stats_.invalid;
     return;
   }
@@ -99,7 +101,18 @@ void LiveSource::push(const LiveSample& sample) {
   }
 }
 
-bool LiveSource::count_frame_locked(std::uint64_t frame) {
+bool LiveSource::count_frame_locked(std::uint64_t frame, double capture_time) {
+  // A jump ahead of more frames than the capture time allows (twice the frames that fit in
+  // the time step, and some) is a corrupted frame number: one such datagram must not count a
+  // million losses or become the newest frame.
+  if (have_frame_ && frame > newest_frame_ + 1 && interval_ > 0.0) {
+    const double fit = (capture_time - newest_frame_time_) / interval_;
+    if (!std::isfinite(capture_time) ||
+        static_cast<double>(frame - newest_frame_) > 2.0 * std::fmax(fit, 1.0) + 16.0) {
+      ++stats_.suspicious;
+      return false;
+    }
+  }
   // Frame numbers: gaps are losses until the frame turns up late.
   if (have_frame_ && frame <= newest_frame_) {
     const bool duplicate = frame == newest_frame_ ||
@@ -119,6 +132,7 @@ bool LiveSource::count_frame_locked(std::uint64_t frame) {
     stats_.lost += static_cast<std::size_t>(frame - newest_frame_ - 1);
   }
   newest_frame_ = frame;
+  newest_frame_time_ = capture_time;
   have_frame_ = true;
   return true;
 }

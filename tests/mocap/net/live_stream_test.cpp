@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -345,6 +346,130 @@ TEST(LiveStream, NoServerIsAClearErrorNotAHang) {
   s.protocol = LiveProtocol::Qtm;
   s.command_port = 1; // nothing listens: refused at once
   EXPECT_THROW(LiveStream{s}, MocapError);
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+/// A hostile NatNet server on loopback: it answers the connect and model definition requests
+/// for bodies "a" (id 1) and "b" (id 2), then sends 200 frames at 100 Hz in which "b" appears
+/// at frame 50, "a" vanishes for frames 100-119, "a" is flagged tracked with a zero quaternion
+/// in frame 60, frame 71 comes with "a"'s id corrupted to 999, and one extra datagram claims
+/// frame 4 000 000 000. Poses (m): a at (0.01 f, 0, 0), b at (0, 0.01 f, 0).
+class HostileNatNet {
+public:
+  HostileNatNet() : socket_(0) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~HostileNatNet() {
+    stop_ = true;
+    thread_.join();
+  }
+  int port() const { return socket_.local_port(); }
+
+private:
+  static Vec3 a_at(std::uint32_t f) { return {0.01 * f, 0.0, 0.0}; }
+  static Vec3 b_at(std::uint32_t f) { return {0.0, 0.01 * f, 0.0}; }
+
+  void run() {
+    std::vector<std::uint8_t> buffer(65536);
+    net::Endpoint client;
+    bool connected = false;
+    const NatNetVersion v{3, 1};
+    std::uint32_t next = 0;
+    auto due = std::chrono::steady_clock::now();
+    while (!stop_) {
+      net::Endpoint from;
+      const std::size_t n = socket_.receive(buffer.data(), buffer.size(), 0.002, &from);
+      if (n >= 4 && buffer[0] == 0) {
+        NatNetServerInfo info;
+        info.natnet_version = {3, 1, 0, 0};
+        const auto reply = encode_natnet_server_info(info);
+        socket_.send_to(reply.data(), reply.size(), from);
+        client = from;
+        connected = true;
+      } else if (n >= 4 && buffer[0] == 4) {
+        NatNetModelDefinitions defs;
+        defs.rigid_bodies = {{"a", 1, -1, {}, {}, {}, {}}, {"b", 2, -1, {}, {}, {}, {}}};
+        const auto reply = encode_natnet_model_definitions(defs, v);
+        socket_.send_to(reply.data(), reply.size(), from);
+      }
+      if (!connected || next >= 200 || std::chrono::steady_clock::now() < due) {
+        continue;
+      }
+      due += std::chrono::milliseconds(10);
+      NatNetFrame f;
+      f.frame = next;
+      f.timestamp = 0.01 * next;
+      if (next < 100 || next >= 120) {
+        NatNetRigidBody a;
+        a.id = next == 71 ? 999 : 1;
+        a.position = a_at(next);
+        a.orientation = next == 60 ? Quat{0, 0, 0, 0} : Quat{};
+        f.rigid_bodies.push_back(a);
+      }
+      if (next >= 50) {
+        NatNetRigidBody b;
+        b.id = 2;
+        b.position = b_at(next);
+        f.rigid_bodies.push_back(b);
+      }
+      const auto packet = encode_natnet_frame(f, v);
+      socket_.send_to(packet.data(), packet.size(), client);
+      if (next == 80) {
+        f.frame = 4000000000u;
+        const auto bogus = encode_natnet_frame(f, v);
+        socket_.send_to(bogus.data(), bogus.size(), client);
+      }
+      ++next;
+    }
+  }
+
+  net::UdpSocket socket_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(LiveRecord, AHostileSenderLosesNoGoodFrame) {
+  HostileNatNet server;
+  LiveRecorder recorder;
+  LiveStreamSettings s;
+  s.command_port = server.port();
+  s.data_port = 0;
+  s.on_sample = recorder.on_sample();
+  LiveStats a_stats;
+  {
+    LiveStream stream(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+    a_stats = stream.body("a")->state().stats;
+  }
+  const Capture c = recorder.capture(live_recording_info(s));
+  const Track& a = c.track("a");
+  const Track& b = c.track("b");
+  ASSERT_EQ(a.size(), b.size());
+  // Every frame 0..199 is a row (frame 71 too: b was in it); none of them lost.
+  ASSERT_EQ(a.size(), 200u);
+  for (std::uint32_t f = 0; f < 200; ++f) {
+    const bool a_good = (f < 100 || f >= 120) && f != 60 && f != 71;
+    EXPECT_EQ(a.valid(f), a_good) << f;
+    if (a_good) {
+      // The stream was not asked to turn the poses: the server's frame as sent.
+      EXPECT_NEAR(a.position(f).x, 0.01 * f, 1e-6) << f;
+    }
+    EXPECT_EQ(b.valid(f), f >= 50) << f;
+    EXPECT_NEAR(a.time(f), 0.01 * f, 1e-9);
+  }
+  const auto invalid = recorder.invalid();
+  ASSERT_EQ(invalid.size(), 1u);
+  EXPECT_EQ(invalid[0].first, "a");
+  EXPECT_EQ(invalid[0].second, 1u);
+  EXPECT_EQ(a_stats.suspicious, 1u);
+  EXPECT_LT(a_stats.lost, 40u); // the 20 frames it vanished and the corrupted one, not 4e9
+  // The spurious id is a body of its own with one sample, not an error.
+  EXPECT_NE(c.find_track("999"), nullptr);
 }
 
 } // namespace
