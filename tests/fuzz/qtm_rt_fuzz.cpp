@@ -1,5 +1,6 @@
 // QTM RT packets from the wire: a header, a data frame, a string or a 6D parameters XML decodes
-// or raises MocapError; what decodes feeds LiveSources whose poses stay finite.
+// or raises MocapError; what decodes feeds LiveSources whose poses stay finite, and encodes
+// again with every component the server writes.
 #include <odemocap/mocap.hpp>
 
 #include <cstdint>
@@ -22,8 +23,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (source.pose_at_local(t + 0.01, p) && !(is_finite(p.p) && is_finite(p.q))) {
       std::abort();
     }
+    // What the server writes of a decoded frame decodes again (one 6D and one 3D component a
+    // packet, as the decoder takes them).
+    for (const auto& components :
+         {std::vector<QtmComponent>{QtmComponent::Body6dResidual, QtmComponent::Marker3dResidual},
+          std::vector<QtmComponent>{QtmComponent::Body6dEulerResidual,
+                                    QtmComponent::Marker3dNoLabelsResidual}}) {
+      const auto again = encode_qtm_frame(frame, components);
+      decode_qtm_frame(again.data(), again.size());
+    }
   } catch (const MocapError&) {
   }
+  parse_qtm_component(std::string(reinterpret_cast<const char*>(data), size));
   try {
     decode_qtm_string(data, size);
   } catch (const MocapError&) {

@@ -95,6 +95,19 @@ def run(port):
           f"protocol version {info and info.nat_net_protocol_version}")
     a.client.request_modeldef()
     a.client.run_async()
+    # A client left at its own defaults (multicast mode, data socket on the group): Motive's
+    # unicast answer to its command socket still reaches it.
+    plain = NatNetClient(command_port=port)
+    plain_frames = set()
+    plain.on_data_frame_received_event.handlers.append(
+        lambda f: plain_frames.add(f.prefix.frame_number))
+    plain.connect(timeout=5.0)
+    plain.run_async()
+    time.sleep(1.0)
+    plain.stop_async()
+    plain.shutdown()
+    check(len(plain_frames) >= 0.95 * capture.RATE - 5,
+          f"a client with its default settings received {len(plain_frames)} frames in 1 s")
     b = Listener(port)
     b.client.connect(timeout=5.0)
     b.client.run_async()
