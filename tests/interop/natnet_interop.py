@@ -5,7 +5,6 @@ one of them leaving. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
@@ -19,26 +18,7 @@ from natnet.server_info import ServerInfo  # noqa: E402
 from natnet.version import Version  # noqa: E402
 
 import capture  # noqa: E402
-
-failures = []
-passes = 0
-
-
-def check(ok, what):
-    global passes
-    if ok:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def free_udp_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from harness import check, finish, free_port, serving  # noqa: E402
 
 
 class Listener:
@@ -64,26 +44,11 @@ class Listener:
 
 def main():
     odemocap, scratch = sys.argv[1], sys.argv[2]
-    os.makedirs(scratch, exist_ok=True)
-    path = os.path.join(scratch, "analytic.csv")
-    capture.write_csv(path)
-    port = free_udp_port()
-    # serve's defaults but the command port (tests run side by side) and looping.
-    server = subprocess.Popen([odemocap, "serve", path, "--protocol", "natnet", "--port",
-                               str(port), "--loop"], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-    try:
-        time.sleep(0.5)
+    port = free_port(socket.SOCK_DGRAM)
+    with serving(odemocap, scratch, "natnet", port):
         run(port)
         run_raw(port)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    print(f"{passes} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 def run(port):

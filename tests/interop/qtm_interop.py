@@ -8,9 +8,7 @@ import asyncio
 import math
 import os
 import socket
-import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
@@ -19,26 +17,7 @@ import qtm_rt  # noqa: E402
 from qtm_rt.packet import QRTEvent  # noqa: E402
 
 import capture  # noqa: E402
-
-failures = []
-passes = 0
-
-
-def check(ok, what):
-    global passes
-    if ok:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def free_tcp_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from harness import check, finish, free_port, serving  # noqa: E402
 
 
 def matrix_of(q):
@@ -150,23 +129,10 @@ async def run(port):
 
 def main():
     odemocap, scratch = sys.argv[1], sys.argv[2]
-    os.makedirs(scratch, exist_ok=True)
-    path = os.path.join(scratch, "analytic.csv")
-    capture.write_csv(path)
-    port = free_tcp_port()
-    server = subprocess.Popen([odemocap, "serve", path, "--protocol", "qtm", "--port", str(port),
-                               "--loop"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        time.sleep(0.5)
+    port = free_port(socket.SOCK_STREAM)
+    with serving(odemocap, scratch, "qtm", port):
         asyncio.run(run(port))
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    print(f"{passes} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

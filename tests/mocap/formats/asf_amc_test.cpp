@@ -2,6 +2,7 @@
 // BVH conversion of the same trial in data/ (cgspeed's, a different program): the same
 // motion must put every joint in the same place, up to the BVH's 4-decimal rounding.
 #include "support/data_paths.hpp"
+#include "support/notes.hpp"
 #include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
@@ -212,11 +213,7 @@ TEST(AsfAmc, AnotherExportersLengthUnitIsReadByTheSkeletonsSize) {
           << cmu.tracks()[t].name();
     }
   }
-  bool said = false;
-  for (const std::string& note : metres.info().notes) {
-    said = said || note.find("m used") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(test::has_note(metres.info(), "m used"));
   // CMU's reading of the same numbers (a given unit forces it): hips 2.3 m up.
   LoadOptions naive;
   naive.unit_in_metres = 0.0254 / 0.01;

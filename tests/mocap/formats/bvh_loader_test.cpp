@@ -1,4 +1,5 @@
 #include "support/data_paths.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include "formats/units.hpp" // the rest-pose inference, to show it is not enough
@@ -259,11 +260,7 @@ TEST(BvhLoader, EveryJointsPositionChannelsThatRepeatItsOffsetReplaceIt) {
   EXPECT_NEAR(foot.x, 10, 1e-9);
   EXPECT_NEAR(foot.y, 45, 1e-9);
   EXPECT_NEAR(foot.z, -42, 1e-9);
-  bool said = false;
-  for (const std::string& note : c.info().notes) {
-    said = said || note.find("5 joint(s) below a root") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(test::has_note(c.info(), "5 joint(s) below a root"));
   // OFFSET + channels, the naive reading: every bone doubled, a subject 3.3 m tall.
   LoadOptions additive;
   additive.bvh_root_positions = BvhRootPositions::Additive;
@@ -290,11 +287,7 @@ TEST(BvhLoader, TheUpAxisComesFromTheMotionNotTheRestPose) {
   EXPECT_EQ(c.info().up_axis_source, "inferred");
   const Vec3 up = c.track("Head").position(0) - c.track("Foot").position(0);
   EXPECT_NEAR(up.z, 160, 1e-9);
-  bool said = false;
-  for (const std::string& note : c.info().notes) {
-    said = said || note.find("from the motion: +Z") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(test::has_note(c.info(), "from the motion: +Z"));
   // The rest pose alone says +Y: turning Y to Z would lay the figure on its back.
   Axis axis = Axis::X;
   bool negative = true;

@@ -4,6 +4,7 @@
 #include "support/c3d_builder.hpp"
 #include "support/error_message.hpp"
 #include "support/data_paths.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/mocap.hpp>
@@ -298,11 +299,7 @@ TEST(C3dLoader, YScreenIsAViewerSettingTheDataIsNeverTurned) {
   // The old reading turned the data half a turn: the head 1.44 m below the floor.
   const Vec3 turned = rotate(from_to({0, 0, -1}, {0, 0, 1}), head);
   EXPECT_LT(turned.z, 0.0);
-  bool said = false;
-  for (const std::string& note : c.info().notes) {
-    said = said || note.find("Y_SCREEN is '-Z'") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(test::has_note(c.info(), "Y_SCREEN is '-Z'"));
 
   // Written by the builder: "-Z" and "+Z" load the same numbers.
   C3dSpec spec = three_markers(84, -0.1);
@@ -492,11 +489,7 @@ TEST(C3dLoader, AFileWithoutParametersLoadsFromItsHeaderWithANote) {
                     1e-9);
       }
     }
-    bool said = false;
-    for (const std::string& note : c.info().notes) {
-      said = said || note.find("no parameter section") != std::string::npos;
-    }
-    EXPECT_TRUE(said);
+    EXPECT_TRUE(test::has_note(c.info(), "no parameter section"));
   }
   // A header that describes nothing readable is refused, naming why.
   std::string nothing = bare;

@@ -1,4 +1,5 @@
 #include "support/data_paths.hpp"
+#include "support/notes.hpp"
 #include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
@@ -353,11 +354,7 @@ TEST(MotiveCsv, An121ExportWithARowOfCommasAndAnglesWithoutARotationTypeLoads) {
   EXPECT_FALSE(c.track("m1").valid(2));
   EXPECT_EQ(c.info().unit_source, "inferred"); // no Length Units: from the coordinates
   EXPECT_EQ(c.info().unit_in_metres, 1.0);
-  bool said = false;
-  for (const std::string& note : c.info().notes) {
-    said = said || note.find("three angles") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(test::has_note(c.info(), "three angles"));
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // OpenSim TRC marker files. The header and the first values are those of OpenSim's
 // Applications/Scale/test/subject01_static.trc (opensim-core, Apache-2.0), cut to two markers.
 #include "support/error_message.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -110,12 +111,8 @@ TEST(Trc, TripletsBeyondTheNamedMarkersAreKeptAndSaid) {
   ASSERT_EQ(fourth.size(), 3u);
   EXPECT_FALSE(fourth.valid(0));
   EXPECT_TRUE(test::near_vec(fourth.position(2), {0.010, 0.011, 0.012}, 1e-15));
-  bool said = false;
-  for (const std::string& note : c.info().notes) {
-    said = said || note.find("2 marker(s) more than line 4 names (4 valid samples)") !=
-                       std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(
+      test::has_note(c.info(), "2 marker(s) more than line 4 names (4 valid samples)"));
 }
 
 } // namespace
