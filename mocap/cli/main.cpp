@@ -295,7 +295,7 @@ int main(int argc, char** argv) {
   cli::ServeCommand serve_command;
   LiveFlags serve_flags{true};
   CLI::App* serve = app.add_subcommand(
-      "serve", "stream a capture's rigid bodies as OptiTrack Motive (NatNet) or Qualisys QTM "
+      "serve", "stream a capture's rigid bodies and markers as OptiTrack Motive (NatNet) or Qualisys QTM "
                "(QTM RT) would, in real time, for clients such as odemocap record or "
                "odemocap-replay --live");
   serve->add_option("FILE", serve_command.input, "capture file")->required();
@@ -309,6 +309,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 10000.0));
   serve->add_option("--seed", serve_command.server.seed, "of the loss and jitter draws");
   serve->add_flag("--loop", serve_command.server.loop, "start over at the end");
+  std::string natnet_version = "3.1";
+  serve
+      ->add_option("--natnet-version", natnet_version,
+                   "NatNet version served to clients that do not ask for one (2.0 to 4.0, "
+                   "default 3.1; clients of NatNet 2.x SDKs need 2.x)")
+      ->check(CLI::IsMember({"2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9",
+                             "2.10", "2.11", "3.0", "3.1", "4.0"}));
   serve_flags.add_to(serve, serve_command.server.command_port, serve_command.server.data_port,
                      serve_command.server.multicast);
   load_flags.add_to(serve, load);
@@ -356,6 +363,8 @@ int main(int argc, char** argv) {
   }
   if (serve->parsed()) {
     serve_command.server.protocol = serve_flags.protocol();
+    serve_command.server.natnet_version = {std::stoi(natnet_version),
+                                           std::stoi(natnet_version.substr(2))};
     serve_command.server.up_axis = serve_flags.up_axis();
     return cli::run_serve(serve_command, load);
   }

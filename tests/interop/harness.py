@@ -30,14 +30,14 @@ def free_port(kind):
 
 
 @contextlib.contextmanager
-def serving(odemocap, scratch, protocol, port):
+def serving(odemocap, scratch, protocol, port, options=()):
     """`odemocap serve` of the analytic capture with its defaults but the port (tests run side by
     side) and looping."""
     os.makedirs(scratch, exist_ok=True)
     path = os.path.join(scratch, "analytic.csv")
     capture.write_csv(path)
     server = subprocess.Popen([odemocap, "serve", path, "--protocol", protocol, "--port", str(port),
-                               "--loop"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               "--loop", *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
     try:
         time.sleep(0.5)

@@ -48,6 +48,20 @@ def main():
     with serving(odemocap, scratch, "natnet", port):
         run(port)
         run_raw(port)
+    # A lab's NatNet 2.x client says nothing of its version: --natnet-version serves it.
+    port = free_port(socket.SOCK_DGRAM)
+    with serving(odemocap, scratch, "natnet", port, ["--natnet-version", "2.9"]):
+        old = Raw(port)
+        old.send(0, b"Ping\0")
+        info = old.receive(1)
+        version = info and ServerInfo.read_from_buffer(PacketBuffer(info[4:]), None).nat_net_protocol_version
+        check(version is not None and (version.major, version.minor) == (2, 9),
+              f"--natnet-version 2.9 serves a plain Ping 2.9: {version}")
+        packet = old.receive(7)
+        if packet is not None:
+            check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(2, 9)),
+                               "--natnet-version 2.9 frame")
+        old.send(9)
     return finish()
 
 
