@@ -803,8 +803,8 @@ TEST_F(Cli, ARecordingKilledMidwayKeepsWhatArrived) {
        ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const Outcome r = run("record --port " + port + " --data-port 0 --duration 10 -o '" + got + "' & pid=$!; " +
-                        "sleep 1.6; kill -9 $pid; wait $pid; true");
+  const Outcome r = run("record --port " + port + " --data-port 0 --duration 10 -o '" + got +
+                        "' & pid=$!; sleep 1.6; kill -9 $pid; wait $pid; true");
   (void)r;
   std::system(("pkill -f 'serve .*--port " + port + "'").c_str());
   const odemocap::Capture partial = odemocap::load_capture(got);
