@@ -99,9 +99,6 @@ std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame,
 /// (checked before allocating) or trailing bytes.
 QtmFrame decode_qtm_frame(const std::uint8_t* data, std::size_t size);
 
-/// The 6D parameters XML QTM answers "GetParameters 6D" with, naming `bodies`.
-std::string qtm_6d_parameters_xml(const std::vector<std::string>& bodies);
-
 /// What a server describes in its parameters.
 struct QtmParameters {
   double frequency = 100.0;       ///< Hz

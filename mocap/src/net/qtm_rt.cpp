@@ -336,19 +336,6 @@ QtmFrame decode_qtm_frame(const std::uint8_t* data, std::size_t size) {
   return f;
 }
 
-std::string qtm_6d_parameters_xml(const std::vector<std::string>& bodies) {
-  pugi::xml_document doc;
-  pugi::xml_node root = doc.append_child("QTM_Parameters_Ver_1.20");
-  pugi::xml_node six = root.append_child("The_6D");
-  six.append_child("Bodies").text().set(static_cast<unsigned>(bodies.size()));
-  for (const std::string& name : bodies) {
-    six.append_child("Body").append_child("Name").text().set(name.c_str());
-  }
-  std::ostringstream out;
-  doc.save(out, "", pugi::format_raw);
-  return out.str();
-}
-
 namespace {
 
 std::string fixed6(double v) {

@@ -104,7 +104,11 @@ TEST(QtmRt, FramesStringsAndParametersRoundTrip) {
   EXPECT_EQ(command.size(), 8u + 25u + 1u);
   EXPECT_EQ(decode_qtm_string(command.data(), command.size()), "StreamFrames AllFrames 6D");
   const std::vector<std::string> names{"tool", "hand", "Rigid Body 3"};
-  EXPECT_EQ(qtm_body_names(qtm_6d_parameters_xml(names)), names);
+  QtmParameters parameters;
+  parameters.bodies = names;
+  for (const char* version : {"1.20", "1.25"}) { // both 6D layouts
+    EXPECT_EQ(qtm_body_names(qtm_parameters_xml(parameters, version, false, false, true)), names);
+  }
 }
 
 TEST(QtmRt, QtmsOwnParameterXmlNamesItsBodies) {
