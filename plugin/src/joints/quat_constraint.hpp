@@ -70,16 +70,51 @@ inline MotorRow motor_row(const RowJacobian& row, const Vec3& fallback) {
   return {row.gradient * (-1.0 / length), row.g / length, length};
 }
 
-/// The ODE motor row of an orientation row g = r . vec(q) of a lock or a hinge's swing: the
-/// exact direction of motor_row, but the error ODE corrects is 2 g = 2 sin(angle/2) (r . axis),
-/// the measure ODE's own fixed joint uses: equal to the angle to first order, increasing in
-/// the angle on [0, pi] and never above 2. motor_row's g / |G| grows like 2 tan(angle/2): at
-/// 170 degrees it commands 11 times the fixed joint's rate (549 rad/s at ERP 0.2, 120 Hz), so
-/// a body in finite rotation mode overshot to the far side and flung what hung from it.
-inline MotorRow orientation_motor_row(const RowJacobian& row, const Vec3& fallback) {
-  MotorRow out = motor_row(row, fallback);
-  out.angle = 2.0 * row.g;
-  return out;
+// Rows that stay bounded for every error axis. The quaternion Jacobian's rows G_i (unit
+// directions of orientation_row) are orthogonal only near the target: near a half turn about an
+// axis off the frame axes they are nearly dependent (G is singular at 180 degrees), and any
+// per-row right-hand side then solves to a relative rate that grows like 1 / cos(angle/2):
+// 46 times ODE's fixed joint at 178 degrees. A lock's three rows span every relative rate either
+// way (G is invertible short of a half turn), so the velocity constraint is the same for any
+// basis and only the right-hand side matters. With an orthonormal basis the solved rate is
+// exactly the one asked for: relative rate u = -(ERP/h) E in frame f with E = 2 vec(q), whose
+// length 2 sin(angle/2) is ODE's fixed joint's measure (equal to the angle to first order,
+// increasing on [0, pi], never above 2; finite rotation mode turns 2 ERP sin(angle/2) <= angle
+// per step, so a body never crosses its target). Row i is a = -rotate(f, e_i) with the "angle"
+// E_i: its rate a . (w1 - w2) = e_i . u is what ODE drives to -(ERP/h) E_i.
+
+/// The lock's rows: the axes of frame f and E = 2 vec(q) (q the error rotation, w >= 0).
+inline void lock_motor_rows(const Quat& f, const Quat& q, MotorRow (&rows)[3]) {
+  const Vec3 axes[3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+  const Vec3 e = 2.0 * q.vec();
+  const double components[3] = {e.x, e.y, e.z};
+  for (int i = 0; i < 3; ++i) {
+    rows[i] = {rotate(f, axes[i]) * -1.0, components[i], 1.0};
+  }
+}
+
+/// The swing error of a hinge about frame f's x axis (frame coordinates): with body 2's axis
+/// b = rotate(q, x) at the angle beta from x, E = (x cross b) / cos(beta/2), of length
+/// 2 sin(beta/2) along the axis that turns b back onto x (2 vec(q)'s part off x when there is
+/// no twist; with a twist, vec(q)'s part off x is the swing axis turned by half the twist, which
+/// is why the hinge cannot reuse the lock's E). At a half turn the axis is undefined and any
+/// perpendicular one will do.
+inline Vec3 swing_error(const Quat& q) {
+  const Vec3 x{1.0, 0.0, 0.0};
+  const Vec3 b = rotate(q, x);
+  const double half_cos_squared = 0.5 * (1.0 + b.x); // cos^2(beta/2)
+  if (!(half_cos_squared > 1e-24)) {
+    return {0.0, 2.0, 0.0};
+  }
+  return cross(x, b) / std::sqrt(half_cos_squared);
+}
+
+/// The hinge's two swing rows: frame f's y and z axes (perpendicular to body 1's hinge axis,
+/// as in ODE's own hinge, so the rotation about it stays free) and swing_error's components.
+inline void swing_motor_rows(const Quat& f, const Quat& q, MotorRow (&rows)[2]) {
+  const Vec3 e = swing_error(q);
+  rows[0] = {rotate(f, Vec3{0.0, 1.0, 0.0}) * -1.0, e.y, 1.0};
+  rows[1] = {rotate(f, Vec3{0.0, 0.0, 1.0}) * -1.0, e.z, 1.0};
 }
 
 /// Angle (rad, [0, pi]) of the error rotation q (w >= 0).

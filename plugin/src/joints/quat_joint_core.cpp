@@ -12,8 +12,6 @@ namespace {
 
 constexpr double k_pi = 3.14159265358979323846;
 const Vec3 k_x{1.0, 0.0, 0.0};
-const Vec3 k_y{0.0, 1.0, 0.0};
-const Vec3 k_z{0.0, 0.0, 1.0};
 
 bool is_unit(const Quat& q) {
   return is_finite(q) && std::fabs(norm(q) - 1.0) <= 1e-6;
@@ -250,13 +248,13 @@ void QuatJointCore::update(double time, double h) {
   MotorRow rows[3];
   int count = 0;
   if (kind_ == QuatJointKind::Lock) {
-    rows[0] = orientation_motor_row(orientation_row(f, q, k_x), rotate(f, k_x));
-    rows[1] = orientation_motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
-    rows[2] = orientation_motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
+    lock_motor_rows(f, q, rows);
     count = 3;
   } else {
-    rows[0] = orientation_motor_row(orientation_row(f, q, k_y), rotate(f, k_y));
-    rows[1] = orientation_motor_row(orientation_row(f, q, k_z), rotate(f, k_z));
+    MotorRow swing[2];
+    swing_motor_rows(f, q, swing);
+    rows[0] = swing[0];
+    rows[1] = swing[1];
     count = 2;
     if (limited_) {
       rows[2] = motor_row(twist_row(f, q, k_x), rotate(f, k_x));
