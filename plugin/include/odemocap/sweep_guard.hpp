@@ -10,6 +10,7 @@
 #include <ode/ode.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct SweepSettings {
   /// The speculative contacts' surface (dContactApprox1, mu 0.5 by default); the guard adds
   /// dContactMotionN to its mode. Give the surface your near callback gives the same pairs.
   dSurfaceParameters surface = default_surface();
+  /// Optional: called for every speculative contact before it is made, with contact.geom filled
+  /// (g1 the target's geom, g2 the swept one, normal into g1, depth 0) and contact.surface set to
+  /// `surface`: set the surface your near callback gives the pair, or return false to make no
+  /// contact (counted in SweepStats::refused). The guard adds dContactMotionN afterwards.
+  std::function<bool(dContact& contact)> on_contact;
 
   static dSurfaceParameters default_surface() {
     dSurfaceParameters s{};
@@ -47,6 +53,23 @@ struct SweepStats {
   std::size_t slow = 0; ///< body steps not swept: too slow to pass anything (see SweepGuard)
   std::size_t sub_step_limit = 0; ///< steps swept with max_sub_steps, needing more
   int sub_steps_max = 0;          ///< most sub-steps one body's step took
+  /// Kinematic guarded bodies found away from where their velocities took them: teleported by
+  /// the KinematicDriver (a step over its speed limits) or moved by the user. The jump itself
+  /// is not swept: it is not motion.
+  std::size_t teleported = 0;
+  std::size_t refused = 0;   ///< speculative contacts SweepSettings::on_contact refused
+  std::size_t corrected = 0; ///< hits whose normal speed after_step() completed (see SweepGuard)
+  std::size_t pushed_out = 0; ///< struck boxes after_step() moved back out of a sphere's way
+};
+
+/// A contact the guard added in the last collide(), for drawing, logging or counting.
+struct SpeculativeContact {
+  dJointID joint = nullptr;
+  dGeomID target = nullptr; ///< geom 1: a dynamic body's, or a guarded static geom
+  dGeomID swept = nullptr;  ///< geom 2: the moving geom that was swept
+  Vec3 point;               ///< world (m), on the target's surface now
+  Vec3 normal;              ///< world, unit, from the swept geom into the target
+  double gap = 0.0;         ///< distance (m) the pair may still close in the step
 };
 
 /// Sweeps guarded bodies (any bodies of the world; typically kinematic ones a KinematicDriver
@@ -58,7 +81,15 @@ struct SweepStats {
 /// KinematicDriver::prestep(h) and before the world step. Never destroys what it did not create.
 /// A body whose swept spheres (radius r) each move less than 2 sqrt(2 r tolerance) in a step is
 /// not swept: discrete collision at either end of the step misses nothing deeper than the
-/// tolerance. A fast dynamic body hitting a guarded one is discrete collision's business.
+/// tolerance. Static geoms can be guarded too (guard_static): the sphere and capsule geoms of
+/// dynamic bodies are then swept against them along those bodies' velocities.
+///
+/// A speculative contact lets the pair close by the gap over the step, so the target ends the
+/// step touching but still short of the normal speed the hit gives it (by up to gap / h). Where
+/// the surface has no restitution, after_step() (or the next collide()) completes the hit: each
+/// contact that pushed gets the impulse that brings the pair's normal speed at the contact to
+/// zero, as an inelastic hit within the step would have. The contacts of the last collide() are
+/// in contacts().
 class SweepGuard {
 public:
   /// Throws PluginError for a null world, space or contact group, or invalid settings.
@@ -72,27 +103,44 @@ public:
   /// body or one of another world.
   void guard(dBodyID body);
   void unguard(dBodyID body);
+  /// Guards a static geom (no body) of the space: a sphere, capsule or box. Throws PluginError
+  /// for a null geom, a geom with a body, or another class.
+  void guard_static(dGeomID geom);
+  void unguard_static(dGeomID geom);
 
   /// Sweeps every guarded body over the coming step of h seconds (finite, > 0) and adds the
   /// speculative contacts (into the contact group, emptied by the user after the step as usual).
   /// Returns how many it added.
   int collide(double h);
 
+  /// Completes the last step's hits (see above); call it after the world step so that the
+  /// velocities read then are complete. collide() calls it first if it was not called.
+  void after_step();
+
   const SweepStats& stats() const { return stats_; }
+  /// The contacts the last collide() added.
+  const std::vector<SpeculativeContact>& contacts() const { return contacts_made_; }
 
 private:
   struct Scratch;
+  bool prepare(dBodyID body, double h);
+  void sweep_against(dBodyID body, dGeomID other, double h);
   void sweep_body(dBodyID body, double h);
+  void sweep_into_static(double h);
+  void check_teleports();
 
   dWorldID world_;
   dSpaceID space_;
   dJointGroupID contacts_;
   SweepSettings settings_;
   std::vector<dBodyID> bodies_;
+  std::vector<dGeomID> statics_;
+  std::vector<SpeculativeContact> contacts_made_;
   dGeomID probe_ = nullptr;          ///< an AABB box for the broad phase, in no space
   std::unique_ptr<Scratch> scratch_; ///< reused each step: no allocation once warm
   SweepStats stats_;
   int added_ = 0;
+  double margin_ = 0.0; ///< farthest a dynamic geom moves in this step (m)
 };
 
 } // namespace odemocap

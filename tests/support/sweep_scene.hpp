@@ -1,0 +1,106 @@
+#pragma once
+// A scene for swept-collision tests: no gravity, one contact surface for every pair with a
+// dynamic body (the same surface is given to the SweepGuard), kinematic bodies moved by
+// velocities set directly (any speed, no driver limits). The same scene stepped `substeps`
+// times per step of h, without a guard, is the reference: discrete collision at h/64 sees
+// every contact the guarded step must not miss.
+
+#include <odemocap/plugin.hpp>
+
+#include <ode/ode.h>
+
+namespace odemocap::test {
+
+class SweepScene {
+public:
+  explicit SweepScene(double mu = 0.5, double bounce = 0.0) {
+    dInitODE2(0);
+    dRandSetSeed(1);
+    world = dWorldCreate();
+    space = dHashSpaceCreate(nullptr);
+    contacts = dJointGroupCreate(0);
+    surface.mode = dContactApprox1 | (bounce > 0.0 ? dContactBounce : 0);
+    surface.mu = mu;
+    surface.bounce = bounce;
+  }
+  ~SweepScene() {
+    dJointGroupDestroy(contacts);
+    dSpaceDestroy(space);
+    dWorldDestroy(world);
+    dCloseODE();
+  }
+  SweepScene(const SweepScene&) = delete;
+  SweepScene& operator=(const SweepScene&) = delete;
+
+  /// A kinematic body carrying one geom (the caller sets its velocities).
+  dBodyID kinematic(dGeomID geom) {
+    dBodyID body = dBodyCreate(world);
+    dBodySetKinematic(body);
+    dBodySetFiniteRotationMode(body, 1);
+    dGeomSetBody(geom, body);
+    return body;
+  }
+
+  /// A dynamic body carrying one geom, with mass `kg` spread as the geom's shape.
+  dBodyID dynamic(dGeomID geom, double kg) {
+    dBodyID body = dBodyCreate(world);
+    dMass m;
+    switch (dGeomGetClass(geom)) {
+    case dSphereClass:
+      dMassSetSphereTotal(&m, kg, dGeomSphereGetRadius(geom));
+      break;
+    case dBoxClass: {
+      dVector3 s;
+      dGeomBoxGetLengths(geom, s);
+      dMassSetBoxTotal(&m, kg, s[0], s[1], s[2]);
+      break;
+    }
+    default: {
+      dReal r = 0, l = 0;
+      dGeomCapsuleGetParams(geom, &r, &l);
+      dMassSetCapsuleTotal(&m, kg, 3, r, l);
+    }
+    }
+    dBodySetMass(body, &m);
+    dGeomSetBody(geom, body);
+    return body;
+  }
+
+  /// Discrete collision, then the guard (if any), then one dWorldStep of h.
+  void step(double h, SweepGuard* guard = nullptr) {
+    dSpaceCollide(space, this, &near);
+    if (guard != nullptr) {
+      guard->collide(h);
+    }
+    dWorldStep(world, h);
+    dJointGroupEmpty(contacts);
+    if (guard != nullptr) {
+      guard->after_step();
+    }
+  }
+
+  dWorldID world;
+  dSpaceID space;
+  dJointGroupID contacts;
+  dSurfaceParameters surface{};
+
+private:
+  static void near(void* data, dGeomID a, dGeomID b) {
+    auto* scene = static_cast<SweepScene*>(data);
+    dBodyID ba = dGeomGetBody(a);
+    dBodyID bb = dGeomGetBody(b);
+    const bool a_moves = ba != nullptr && !dBodyIsKinematic(ba);
+    const bool b_moves = bb != nullptr && !dBodyIsKinematic(bb);
+    if (!a_moves && !b_moves) {
+      return;
+    }
+    dContact c[8];
+    const int n = dCollide(a, b, 8, &c[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      c[i].surface = scene->surface;
+      dJointAttach(dJointCreateContact(scene->world, scene->contacts, &c[i]), ba, bb);
+    }
+  }
+};
+
+} // namespace odemocap::test
