@@ -827,7 +827,15 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     const double gap = std::max(0.0, dot(first.at_hit - first.start, local_normal));
     const double travel = dot(first.end - first.start, local_normal);
     const Vec3 normal = rotate(target.pose.q, local_normal);
-    const Vec3 point = target.pose.p + rotate(target.pose.q, first.hit.point);
+    // ODE takes one point for both bodies' lever arms. On a dynamic target, the hit's point on
+    // its surface now. On a static one the lever arm that matters is the moving body's: the
+    // point of its sphere that leads along the normal now, not where the sphere will be (a
+    // lever arm reaching ahead to the touch would let the solver spin a ball instead of
+    // stopping it).
+    const Vec3 point = moves_freely(other_body)
+                           ? target.pose.p + rotate(target.pose.q, first.hit.point)
+                           : x.body_poses[0].p + rotate(x.body_poses[0].q, x.balls[first_ball].centre) +
+                                 x.balls[first_ball].radius * rotate(target.pose.q, local_normal);
     Pending pending;
     pending.body1 = other_body;
     pending.body2 = body;
