@@ -136,11 +136,9 @@ private:
   std::vector<dBodyID> bodies_;
   std::vector<dGeomID> statics_;
   std::vector<SpeculativeContact> contacts_made_;
-  dGeomID probe_ = nullptr;          ///< an AABB box for the broad phase, in no space
   std::unique_ptr<Scratch> scratch_; ///< reused each step: no allocation once warm
   SweepStats stats_;
   int added_ = 0;
-  double margin_ = 0.0; ///< farthest a dynamic geom moves in this step (m)
 };
 
 } // namespace odemocap

@@ -144,28 +144,6 @@ bool bits_allow(dGeomID a, dGeomID b) {
          (dGeomGetCategoryBits(b) & dGeomGetCollideBits(a)) != 0;
 }
 
-/// The broad phase's findings: dynamic geoms near the swept volume.
-struct Candidates {
-  dBodyID body = nullptr;
-  dGeomID probe = nullptr;
-  std::vector<dGeomID>* geoms = nullptr;
-};
-
-void gather(void* data, dGeomID a, dGeomID b) {
-  auto* c = static_cast<Candidates*>(data);
-  const dGeomID other = a == c->probe ? b : a;
-  if (dGeomIsSpace(other)) {
-    dSpaceCollide2(c->probe, other, data, &gather);
-    return;
-  }
-  const dBodyID body = dGeomGetBody(other);
-  if (body == nullptr || body == c->body || dBodyIsKinematic(body) ||
-      dAreConnectedExcluding(body, c->body, dJointTypeContact)) {
-    return; // static, its own, kinematic (no contact between two), or joined to it
-  }
-  c->geoms->push_back(other);
-}
-
 /// Where a swept sphere first touches a target over the step: fraction of the step, the hit,
 /// and the sphere's centre at the start, at the hit and at the end (relative to the target's
 /// motion).
@@ -298,51 +276,43 @@ void face_of(const Target& t, const Vec3& n, int& axis, double& sign) {
   }
 }
 
-/// Every dynamic body with sphere or capsule geoms in the space (nested spaces included).
-void collect_movers(dSpaceID space, std::vector<dBodyID>& out) {
-  const int n = dSpaceGetNumGeoms(space);
-  for (int i = 0; i < n; ++i) {
-    const dGeomID g = dSpaceGetGeom(space, i);
-    if (dGeomIsSpace(g)) {
-      collect_movers(reinterpret_cast<dSpaceID>(g), out);
-      continue;
-    }
-    const dBodyID b = dGeomGetBody(g);
-    const int kind = dGeomGetClass(g);
-    if (b != nullptr && !dBodyIsKinematic(b) && dBodyIsEnabled(b) &&
-        (kind == dSphereClass || kind == dCapsuleClass)) {
-      out.push_back(b);
-    }
-  }
-}
+/// A geom of a dynamic body, with the box that holds it over the coming step: its AABB now
+/// grown by the farthest any of its points moves (|v| + |w| r) h, so that a target that moves
+/// or spins into a swept path is a candidate too.
+struct Dynamic {
+  dGeomID geom = nullptr;
+  dBodyID body = nullptr;
+  dReal box[6] = {};
+};
 
-/// The farthest any point of a dynamic geom of the space moves in a step of h (m), from its
-/// velocities: the broad phase grows the swept volume by it, so that a target that moves or
-/// spins into the path is a candidate too.
-double motion_margin(dSpaceID space, double h) {
-  double margin = 0.0;
+/// Every enabled dynamic body's geoms in the space (nested spaces included).
+void collect_dynamic(dSpaceID space, double h, std::vector<Dynamic>& out) {
   const int n = dSpaceGetNumGeoms(space);
   for (int i = 0; i < n; ++i) {
     const dGeomID g = dSpaceGetGeom(space, i);
     if (dGeomIsSpace(g)) {
-      margin = std::max(margin, motion_margin(reinterpret_cast<dSpaceID>(g), h));
+      collect_dynamic(reinterpret_cast<dSpaceID>(g), h, out);
       continue;
     }
     const dBodyID b = dGeomGetBody(g);
     if (b == nullptr || dBodyIsKinematic(b) || !dBodyIsEnabled(b)) {
       continue;
     }
-    dReal aabb[6];
-    dGeomGetAABB(g, aabb);
+    Dynamic d;
+    d.geom = g;
+    d.body = b;
+    dGeomGetAABB(g, d.box);
     const double extent =
-        0.5 * norm(Vec3{aabb[1] - aabb[0], aabb[3] - aabb[2], aabb[5] - aabb[4]});
+        0.5 * norm(Vec3{d.box[1] - d.box[0], d.box[3] - d.box[2], d.box[5] - d.box[4]});
     const Vec3 offset = vec3_from_ode(dGeomGetPosition(g)) - vec3_from_ode(dBodyGetPosition(b));
-    margin = std::max(margin, (norm(vec3_from_ode(dBodyGetLinearVel(b))) +
-                               norm(vec3_from_ode(dBodyGetAngularVel(b))) *
-                                   (extent + norm(offset))) *
-                                  h);
+    const double grow = (norm(vec3_from_ode(dBodyGetLinearVel(b))) +
+                         norm(vec3_from_ode(dBodyGetAngularVel(b))) * (extent + norm(offset))) *
+                        h;
+    for (int k = 0; k < 6; ++k) {
+      d.box[k] += k % 2 == 0 ? -grow : grow;
+    }
+    out.push_back(d);
   }
-  return margin;
 }
 
 bool overlaps(const dReal* aabb, const Vec3& low, const Vec3& high) {
@@ -438,7 +408,6 @@ struct SweepGuard::Scratch {
   std::vector<Ball> balls;
   std::vector<Swept> swept;
   std::vector<Pose> poses;
-  std::vector<dGeomID> candidates;
   Vec3 low;  ///< the swept volume's bounds, this body, this step
   Vec3 high;
   double reach = 0.0; ///< farthest swept point from the body's origin (m)
@@ -451,6 +420,8 @@ struct SweepGuard::Scratch {
   std::vector<dBodyID> expected_bodies; ///< kinematic guarded bodies and where they go
   std::vector<Vec3> expected;
   std::vector<dBodyID> movers; ///< dynamic bodies, for static geoms
+  std::vector<Dynamic> dynamic; ///< this step's dynamic geoms, once a body needed them
+  bool dynamic_ready = false;
 };
 
 SweepGuard::SweepGuard(dWorldID world, dSpaceID space, dJointGroupID contacts,
@@ -468,12 +439,9 @@ SweepGuard::SweepGuard(dWorldID world, dSpaceID space, dJointGroupID contacts,
     throw PluginError("SweepGuard: max_sub_steps must be at least 1, got " +
                       std::to_string(settings.max_sub_steps));
   }
-  probe_ = dCreateBox(nullptr, 1, 1, 1);
 }
 
-SweepGuard::~SweepGuard() {
-  dGeomDestroy(probe_);
-}
+SweepGuard::~SweepGuard() = default;
 
 void SweepGuard::guard(dBodyID body) {
   if (body == nullptr || dBodyGetWorld(body) != world_) {
@@ -589,7 +557,7 @@ int SweepGuard::collide(double h) {
   ++stats_.steps;
   added_ = 0;
   contacts_made_.clear();
-  margin_ = bodies_.empty() ? 0.0 : motion_margin(space_, h);
+  scratch_->dynamic_ready = false;
   for (dBodyID body : bodies_) {
     sweep_body(body, h);
   }
@@ -675,34 +643,36 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
     return;
   }
   Scratch& x = *scratch_;
-  // Broad phase: an axis-aligned box around the swept volume (grown by the farthest a target
-  // moves meanwhile) against the space.
-  const Vec3 size = x.high - x.low + Vec3{2 * margin_, 2 * margin_, 2 * margin_};
-  dGeomBoxSetLengths(probe_, size.x, size.y, size.z);
-  const Vec3 mid = 0.5 * (x.low + x.high);
-  dGeomSetPosition(probe_, mid.x, mid.y, mid.z);
-  unsigned long category = 0;
-  unsigned long collide = 0;
-  for (const Swept& g : x.swept) {
-    category |= dGeomGetCategoryBits(g.geom);
-    collide |= dGeomGetCollideBits(g.geom);
+  // Broad phase: the box around the swept volume against each dynamic geom's box over the
+  // step (gathered once per step, when the first body needs them).
+  if (!x.dynamic_ready) {
+    x.dynamic.clear();
+    collect_dynamic(space_, h, x.dynamic);
+    x.dynamic_ready = true;
   }
-  dGeomSetCategoryBits(probe_, category);
-  dGeomSetCollideBits(probe_, collide);
-  x.candidates.clear();
-  Candidates found{body, probe_, &x.candidates};
-  dSpaceCollide2(probe_, reinterpret_cast<dGeomID>(space_), &found, &gather);
-  std::sort(x.candidates.begin(), x.candidates.end());
-  x.candidates.erase(std::unique(x.candidates.begin(), x.candidates.end()), x.candidates.end());
-  for (dGeomID other : x.candidates) {
-    sweep_against(body, other, h);
+  for (const Dynamic& d : x.dynamic) {
+    if (d.body == body || !overlaps(d.box, x.low, x.high) ||
+        dAreConnectedExcluding(d.body, body, dJointTypeContact)) {
+      continue; // its own, out of reach, or joined to it
+    }
+    sweep_against(body, d.geom, h);
   }
 }
 
 void SweepGuard::sweep_into_static(double h) {
   Scratch& x = *scratch_;
+  if (!x.dynamic_ready) {
+    x.dynamic.clear();
+    collect_dynamic(space_, h, x.dynamic);
+    x.dynamic_ready = true;
+  }
   x.movers.clear();
-  collect_movers(space_, x.movers);
+  for (const Dynamic& d : x.dynamic) {
+    const int kind = dGeomGetClass(d.geom);
+    if (kind == dSphereClass || kind == dCapsuleClass) {
+      x.movers.push_back(d.body);
+    }
+  }
   std::sort(x.movers.begin(), x.movers.end());
   x.movers.erase(std::unique(x.movers.begin(), x.movers.end()), x.movers.end());
   for (dBodyID body : x.movers) {
@@ -729,6 +699,18 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   const dBodyID other_body = dGeomGetBody(other); // null for a guarded static geom
   const Pose start = body_pose(body);
   const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
+  // Most candidates never come near: the distance between the two origins (each moving on a
+  // line; turning about its own origin changes no distance from it) stays above the sum of
+  // the radii that hold each shape.
+  {
+    const Vec3 m = start.p - target.pose.p;
+    const Vec3 d = h * (v - target.velocity);
+    const double dd = dot(d, d);
+    const double s = dd > 0.0 ? std::clamp(-dot(m, d) / dd, 0.0, 1.0) : 0.0;
+    if (norm(m + s * d) > target.bound + x.reach + settings_.tolerance) {
+      return;
+    }
+  }
   const Vec3 w = step_spin(body, h);
   // The sweep runs in the target's own frame, which moves and turns with it meanwhile: a
   // spinning plate's rim comes round to meet the sphere. Sub-steps so that the path of a
@@ -749,21 +731,22 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     }
   }
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
-  const auto body_at = [&](int k) {
-    if (k_steps == x.k_steps) {
-      return x.poses[static_cast<std::size_t>(k)];
-    }
-    const double s = static_cast<double>(k) / k_steps;
-    return Pose{start.p + (s * h) * v, integrate(start.q, w, s * h)};
-  };
-  // Each sub-step's map from world to the target's frame: x -> conj(q) (x - p).
+  // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept
+  // body's pose: both turn by a fixed rotation per sub-step, composed rather than recomputed.
   x.frames.resize(static_cast<std::size_t>(k_steps) + 1);
   x.body_poses.resize(static_cast<std::size_t>(k_steps) + 1);
+  const double sub = h / k_steps;
+  const Quat target_turn = conj(from_rotation_vector(target.spin * sub));
+  const Quat body_turn = from_rotation_vector(w * sub);
+  Quat target_q = conj(target.pose.q);
+  Quat body_q = start.q;
   for (int k = 0; k <= k_steps; ++k) {
-    const double s = static_cast<double>(k) / k_steps;
-    x.frames[static_cast<std::size_t>(k)] = {target.pose.p + (s * h) * target.velocity,
-                                             conj(integrate(target.pose.q, target.spin, s * h))};
-    x.body_poses[static_cast<std::size_t>(k)] = body_at(k);
+    const double t = k * sub;
+    x.frames[static_cast<std::size_t>(k)] = {target.pose.p + t * target.velocity, target_q};
+    x.body_poses[static_cast<std::size_t>(k)] =
+        k_steps == x.k_steps ? x.poses[static_cast<std::size_t>(k)] : Pose{start.p + t * v, body_q};
+    target_q = target_q * target_turn;
+    body_q = body_turn * body_q;
   }
   const auto local = [&](int k, const Vec3& body_point) {
     const Pose& f = x.frames[static_cast<std::size_t>(k)];
@@ -775,22 +758,46 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
       continue;
     }
     ++stats_.pairs_swept;
-    // A pair touching now has its contact from discrete collision; on a box's face the guard
-    // still watches that the sphere does not end the step through the face (after_step()).
-    dContactGeom touching_geom[1];
-    const bool touching = dCollide(g.geom, other, 1, touching_geom, sizeof(dContactGeom)) > 0;
-    if (touching) {
-      ++stats_.touching;
-      if (target.kind != dBoxClass) {
-        continue;
-      }
-    }
     FirstTouch first;
     std::size_t first_ball = 0;
+    const Ball& front = x.balls[g.first];
+    const Ball& back = x.balls[g.first + g.count - 1];
     for (int k = 0; k < k_steps && first.s > 1.0; ++k) {
       const double s0 = static_cast<double>(k) / k_steps;
       const double s1 = static_cast<double>(k + 1) / k_steps;
+      // The geom's spheres lie on the segment between its end spheres (one for a sphere), so
+      // in this sub-step every centre stays within the ball about the four end positions'
+      // mean that holds them: if that ball stays clear of the target's, so do all spheres.
+      const Vec3 ends[4] = {local(k, front.centre), local(k, back.centre), local(k + 1, front.centre),
+                            local(k + 1, back.centre)};
+      const Vec3 mean = 0.25 * (ends[0] + ends[1] + ends[2] + ends[3]);
+      double spread = 0.0;
+      for (const Vec3& e : ends) {
+        spread = std::max(spread, norm(e - mean));
+      }
+      const double reach = target.bound + front.radius + settings_.tolerance;
+      if (norm(mean) > reach + spread) {
+        continue;
+      }
+      // Along a capsule, only the spheres abreast of the target can reach it. A sphere at u
+      // (0 front, 1 back) starts at least |u - a0| L0 from the target's origin and ends at least
+      // |u - a1| L1 from it, moving at most `moved`; on its straight path in between it is never
+      // closer than half the sum of the two less `moved`.
+      const Vec3 axis0 = ends[1] - ends[0];
+      const Vec3 axis1 = ends[3] - ends[2];
+      const double length0 = norm(axis0);
+      const double length1 = norm(axis1);
+      const bool along = g.count > 1 && length0 > 0.0 && length1 > 0.0;
+      const double a0 = along ? -dot(ends[0], axis0) / (length0 * length0) : 0.0;
+      const double a1 = along ? -dot(ends[2], axis1) / (length1 * length1) : 0.0;
+      const double moved = std::max(norm(ends[2] - ends[0]), norm(ends[3] - ends[1]));
       for (std::size_t i = g.first; i < g.first + g.count; ++i) {
+        if (along) {
+          const double u = static_cast<double>(i - g.first) / static_cast<double>(g.count - 1);
+          if (0.5 * (std::fabs(u - a0) * length0 + std::fabs(u - a1) * length1 - moved) > reach) {
+            continue;
+          }
+        }
         const Ball& b = x.balls[i];
         const Vec3 c0 = local(k, b.centre);
         const Vec3 c1 = local(k + 1, b.centre);
@@ -807,6 +814,18 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     }
     if (first.s > 1.0) {
       continue;
+    }
+    // A pair touching now (a hit at the start) has its contact from discrete collision; on a
+    // box's face the guard still watches that the sphere does not end the step through the
+    // face (after_step()).
+    dContactGeom touching_geom[1];
+    const bool touching =
+        first.s == 0.0 && dCollide(g.geom, other, 1, touching_geom, sizeof(dContactGeom)) > 0;
+    if (touching) {
+      ++stats_.touching;
+      if (target.kind != dBoxClass) {
+        continue;
+      }
     }
     first.end = local(k_steps, x.balls[first_ball].centre);
     // The contact: body 1 the target, body 2 the swept body, normal from the swept geom into

@@ -172,12 +172,41 @@ std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d,
     const Vec3 n = norm(lc - q) > 0.0 ? normalized(lc - q) : Vec3{0, 0, 1};
     return to_world({0.0, q, n});
   }
-  std::optional<SweepHit> best;
   const double h[3] = {half.x, half.y, half.z};
+  const double c0[3] = {lc.x, lc.y, lc.z};
+  const double c1[3] = {lc.x + ld.x, lc.y + ld.y, lc.z + ld.z};
+  // The path against the box grown by r on every side (a box holding the rounded one): most
+  // paths miss it, and then they miss the box.
+  double enter = 0.0;
+  double leave = 1.0;
+  for (int i = 0; i < 3; ++i) {
+    const double step = c1[i] - c0[i];
+    const double lo = -h[i] - r;
+    const double hi = h[i] + r;
+    if (step == 0.0) {
+      if (c0[i] < lo || c0[i] > hi) {
+        return std::nullopt;
+      }
+      continue;
+    }
+    const double t0 = (lo - c0[i]) / step;
+    const double t1 = (hi - c0[i]) / step;
+    enter = std::max(enter, std::min(t0, t1));
+    leave = std::min(leave, std::max(t0, t1));
+    if (enter > leave) {
+      return std::nullopt;
+    }
+  }
+  std::optional<SweepHit> best;
   for (int axis = 0; axis < 3; ++axis) {
     const int u = (axis + 1) % 3;
     const int w = (axis + 2) % 3;
     for (const double sign : {-1.0, 1.0}) {
+      // A face, its edges and corners are nearest only to points in front of its plane (the
+      // Voronoi regions of a box): a path that never gets in front of it cannot touch them.
+      if (std::max(sign * c0[axis], sign * c1[axis]) <= h[axis]) {
+        continue;
+      }
       Vec3 corner[4];
       const double su[4] = {-1, 1, 1, -1};
       const double sw[4] = {-1, -1, 1, 1};
