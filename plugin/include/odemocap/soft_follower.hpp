@@ -9,6 +9,7 @@
 
 #include <ode/ode.h>
 
+#include <cstddef>
 #include <memory>
 
 namespace odemocap {
@@ -76,6 +77,10 @@ public:
   /// Force and torque (world frame, on the body: force1/torque1) the servos applied in the
   /// last step; both bounded by the limits.
   JointFeedback feedback() const;
+  /// Steps whose solve ODE's LCP solver gave up on (dWorldStep's "LCP internal error"): the
+  /// motors applied nothing, and the next prestep put the body back where it was before that
+  /// step instead of letting it fall.
+  std::size_t solver_failures() const;
   dBodyID body() const;
   /// Destroys the ODE joints now; the body is left to ODE. Safe to call twice.
   void detach();

@@ -80,11 +80,23 @@ public:
     }
     const double next = time + h;
     if (track_ && track_->released(next)) {
+      last_.valid = false;
       set_bounded_rows(linear_, MotorKind::Linear, {}, {}, 0.0);
       set_bounded_rows(angular_, MotorKind::Angular, {}, {}, 0.0);
       return;
     }
     target_ = track_ ? track_->at(next) : ghost_target(h);
+    if (solve_failed()) {
+      // ODE's LCP solver gave up on the last step ("LCP internal error") and the motors
+      // applied nothing: the body fell or drifted for a step. It goes back to where it was
+      // before that step, as if the step had not happened, rather than drop what it carries.
+      set_body_pose(body_, last_.pose);
+      dBodySetLinearVel(body_, last_.v.x, last_.v.y, last_.v.z);
+      dBodySetAngularVel(body_, last_.w.x, last_.w.y, last_.w.z);
+      ++solver_failures_;
+      last_.valid = false;
+    }
+    flush_tiny_velocities();
     const Pose now = body_pose(body_);
     const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body_));
     const Vec3 w = vec3_from_ode(dBodyGetAngularVel(body_));
@@ -107,14 +119,19 @@ public:
     if (dBodyGetGyroscopicMode(body_) != 0) {
       torque = torque + cross(w, inertia_times(now.q, mass, w));
     }
+    last_ = {true, now, v, w};
     if (joined_to_others()) {
+      last_.valid = false; // no predicted need to tell a failed solve from a satisfied one
       set_isotropic_rows(linear_, MotorKind::Linear, want_v, max_force_);
       set_isotropic_rows(angular_, MotorKind::Angular, want_w, max_torque_);
       return;
     }
+    last_demand_ = norm(force);
     set_bounded_rows(linear_, MotorKind::Linear, force, want_v, max_force_);
     set_bounded_rows(angular_, MotorKind::Angular, torque, want_w, max_torque_);
   }
+
+  std::size_t solver_failures() const { return solver_failures_; }
 
   void set_limits(double max_force, double max_torque) {
     check_limits(max_force, max_torque, "SoftFollower::set_limits");
@@ -149,6 +166,48 @@ public:
   }
 
 private:
+  /// The body's state at the last prestep: where a failed step is undone to.
+  struct Last {
+    bool valid = false;
+    Pose pose;
+    Vec3 v;
+    Vec3 w;
+  };
+
+  /// Whether the last step's solve failed: the rows demanded a force (the linear one always
+  /// does while it holds the body's weight or moves it) and ODE reports none from either motor.
+  bool solve_failed() const {
+    if (!last_.valid) {
+      return false;
+    }
+    const auto zero = [](const dReal* f) { return f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0; };
+    return zero(linear_feedback_.f1) && zero(angular_feedback_.t1) && last_demand_ > 0.0;
+  }
+
+  /// A velocity that decays towards rest under the motors reaches denormal numbers (4e-323
+  /// rad/s), on which dWorldStep's LCP solver fails with "s <= 0" at every step from then on:
+  /// 292 steps lost in one hold of 360, the body fallen 28 m. Below 1e-100 it is rest.
+  void flush_tiny_velocities() {
+    const auto flush = [](const dReal* v, double out[3]) {
+      bool changed = false;
+      for (int i = 0; i < 3; ++i) {
+        out[i] = v[i];
+        if (v[i] != 0.0 && std::fabs(v[i]) < 1e-100) {
+          out[i] = 0.0;
+          changed = true;
+        }
+      }
+      return changed;
+    };
+    double v[3];
+    if (flush(dBodyGetLinearVel(body_), v)) {
+      dBodySetLinearVel(body_, v[0], v[1], v[2]);
+    }
+    if (flush(dBodyGetAngularVel(body_), v)) {
+      dBodySetAngularVel(body_, v[0], v[1], v[2]);
+    }
+  }
+
   /// Whether a joint other than contacts and the follower's own motors holds the body: then
   /// the force the step needs depends on the bodies behind that joint (a puppet's root carries
   /// the whole puppet) and cannot be predicted from this body alone. Leading with the
@@ -184,6 +243,9 @@ private:
   dJointID angular_ = nullptr;
   dJointFeedback linear_feedback_{};
   dJointFeedback angular_feedback_{};
+  Last last_;
+  double last_demand_ = 0.0; ///< |force| the linear rows were led with in the last step (N)
+  std::size_t solver_failures_ = 0;
 };
 
 } // namespace detail
@@ -246,6 +308,10 @@ double SoftFollower::angle_error() const {
 
 JointFeedback SoftFollower::feedback() const {
   return core().feedback();
+}
+
+std::size_t SoftFollower::solver_failures() const {
+  return core().solver_failures();
 }
 
 dBodyID SoftFollower::body() const {

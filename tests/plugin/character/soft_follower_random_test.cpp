@@ -1,0 +1,191 @@
+// SoftFollower on random cases: holds under dWorldStep (random bodies, orientations, spins and
+// limits) that must never drop, and a hand pressed into a table while it slides (random
+// directions, speeds, depths and headings) that must not tilt into it.
+#include "support/ode_scene.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::OdeScene;
+using test::Random;
+using test::sampled_track;
+
+constexpr double k_h = 1.0 / 120.0;
+
+// ---- Holding still under dWorldStep ---------------------------------------------------------
+
+struct Hold {
+  int zero_force_steps = 0; ///< steps the motors applied nothing (ODE's LCP gave up)
+  double drop = 0.0;        ///< largest distance (m) below the held position
+  std::size_t failures = 0; ///< what the follower reports
+};
+
+/// A random box (0.05-5 kg, 2-32 cm sides) held in the air at a random orientation, starting
+/// with a random spin, for 3 s under dWorldStep; the limits at least twice its weight.
+Hold hold_still(Random& random) {
+  OdeScene scene;
+  scene.quick = false;
+  const Vec3 sides{random.uniform(0.02, 0.32), random.uniform(0.02, 0.32),
+                   random.uniform(0.01, 0.11)};
+  const double mass = random.uniform(0.05, 5.0);
+  const Pose at{{0, 0, 1}, random.rotation()};
+  dBodyID body = scene.box(sides, mass, at.p);
+  set_body_pose(body, at);
+  const Vec3 spin = 3.0 * random.unit_vector();
+  dBodySetAngularVel(body, spin.x, spin.y, spin.z);
+  KinematicDriver driver(scene.world);
+  FollowSettings settings;
+  const double weight = mass * 9.81;
+  const double forces[] = {2 * weight, 60 + 2 * weight, INFINITY};
+  const double torques[] = {0.5, 5.0, 20.0, INFINITY};
+  settings.max_force = forces[static_cast<int>(random.uniform(0, 2.999))];
+  settings.max_torque = torques[static_cast<int>(random.uniform(0, 3.999))];
+  SoftFollower follower(driver, body, sampled_track("hold", k_h, 3.0, [&](double) { return at; }),
+                        settings);
+  Hold r;
+  for (int i = 0; i < 360; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const Vec3 f = follower.feedback().force1;
+    r.zero_force_steps += f.x == 0.0 && f.y == 0.0 && f.z == 0.0 ? 1 : 0;
+    r.drop = std::fmax(r.drop, at.p.z - dBodyGetPosition(body)[2]);
+  }
+  r.failures = follower.solver_failures();
+  return r;
+}
+
+TEST(SoftFollowerRandomCases, HoldingStillUnderDWorldStepNeverDrops) {
+  Random random(240);
+  int zero_force = 0, dropped = 0;
+  std::size_t failures = 0;
+  double worst_drop = 0.0;
+  const int holds = 240;
+  for (int i = 0; i < holds; ++i) {
+    const Hold h = hold_still(random);
+    zero_force += h.zero_force_steps;
+    dropped += h.drop > 0.05 ? 1 : 0;
+    failures += h.failures;
+    worst_drop = std::fmax(worst_drop, h.drop);
+  }
+  std::printf("[ metric ] %d holds under dWorldStep: %d steps without motor force, %zu solver "
+              "failures, %d dropped over 5 cm (worst %.1f mm below)\n",
+              holds, zero_force, failures, dropped, 1000 * worst_drop);
+  EXPECT_EQ(zero_force, 0);
+  EXPECT_EQ(dropped, 0);
+}
+
+TEST(SoftFollower, AStepWhoseSolveFailedIsUndone) {
+  // A real failure of dWorldStep's LCP solver: a denormal angular velocity (what the follower
+  // now flushes to zero before each step) set after the prestep makes ODE report "LCP internal
+  // error" and the motors apply nothing for that step.
+  OdeScene scene;
+  scene.quick = false;
+  dBodyID body = scene.box({0.1, 0.08, 0.03}, 0.4, {0, 0, 1});
+  KinematicDriver driver(scene.world);
+  SoftFollower follower(driver, body,
+                        sampled_track("hold", k_h, 2.0, [](double) { return Pose{{0, 0, 1}, {}}; }));
+  for (int i = 0; i < 20; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+  }
+  driver.prestep(k_h);
+  dBodySetAngularVel(body, 4e-323, -5e-323, 9e-323);
+  scene.step(k_h); // the solve fails: the body falls g h^2 = 0.7 mm and keeps g h
+  const double fallen = 1.0 - dBodyGetPosition(body)[2];
+  const Vec3 f = follower.feedback().force1;
+  EXPECT_EQ(norm(f), 0.0);
+  EXPECT_GT(fallen, 5e-4);
+  driver.prestep(k_h);
+  EXPECT_EQ(follower.solver_failures(), 1u);
+  EXPECT_NEAR(dBodyGetPosition(body)[2], 1.0, 1e-9); // back where it was before that step
+  for (int i = 0; i < 10; ++i) {
+    scene.step(k_h);
+    driver.prestep(k_h);
+  }
+  EXPECT_EQ(follower.solver_failures(), 1u);
+  EXPECT_NEAR(dBodyGetPosition(body)[2], 1.0, 1e-6);
+}
+
+// ---- Pressed into a table and sliding ---------------------------------------------------------
+
+constexpr double k_table_top = 0.75;
+const Vec3 k_hand_sides{0.1, 0.08, 0.03};
+
+double lowest_corner(dBodyID body) {
+  double low = INFINITY;
+  for (int k = 0; k < 8; ++k) {
+    const Vec3 corner{(k & 1 ? 0.5 : -0.5) * k_hand_sides.x, (k & 2 ? 0.5 : -0.5) * k_hand_sides.y,
+                      (k & 4 ? 0.5 : -0.5) * k_hand_sides.z};
+    dVector3 w;
+    dBodyGetRelPointPos(body, corner.x, corner.y, corner.z, w);
+    low = std::fmin(low, w[2]);
+  }
+  return low;
+}
+
+/// A 0.4 kg hand captured `depth` below the table top (so the follower presses it down with
+/// all it has), sliding at `speed` along `heading` for 1.5 s, turned `yaw` about the vertical.
+/// Returns the deepest any corner went into the table (m).
+double press_and_slide(double depth, double speed, double heading, double yaw, double max_torque,
+                       bool quick) {
+  OdeScene scene;
+  scene.quick = quick;
+  scene.mu = 0.8;
+  dGeomID table = dCreateBox(scene.space, 4.0, 4.0, 0.05);
+  dGeomSetPosition(table, 0, 0, k_table_top - 0.025);
+  const Quat turn = from_axis_angle({0, 0, 1}, yaw);
+  const Vec3 along{std::cos(heading), std::sin(heading), 0};
+  const double rest = k_table_top + 0.5 * k_hand_sides.z;
+  const auto capture = [&](double t) {
+    const double down = std::fmin(1.0, t / 0.25); // settle onto the table, then press
+    const double slide = std::fmax(0.0, t - 0.25) * speed;
+    return Pose{Vec3{0, 0, rest + 0.01 - (0.01 + depth) * down} + slide * along, turn};
+  };
+  dBodyID hand = scene.box(k_hand_sides, 0.4, capture(0).p);
+  set_body_pose(hand, capture(0));
+  KinematicDriver driver(scene.world);
+  FollowSettings settings;
+  settings.max_force = 60;
+  settings.max_torque = max_torque;
+  SoftFollower follower(driver, hand, sampled_track("hand", k_h, 1.75, capture), settings);
+  double deepest = 0.0;
+  for (int i = 0; i < static_cast<int>(1.75 / k_h); ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    deepest = std::fmax(deepest, k_table_top - lowest_corner(hand));
+  }
+  return deepest;
+}
+
+TEST(SoftFollowerRandomCases, AHandPressedIntoATableAndSlidingStaysOnIt) {
+  for (const bool quick : {true, false}) {
+    for (const double max_torque : {5.0, 20.0}) { // the README's example and the default
+      Random random(quick ? 31 : 32);
+      double worst = 0.0;
+      for (int i = 0; i < 12; ++i) {
+        worst = std::fmax(worst, press_and_slide(random.uniform(0.01, 0.05), random.uniform(0.2, 1.0),
+                                                 random.uniform(0, 2 * k_pi),
+                                                 random.uniform(0, 2 * k_pi), max_torque, quick));
+      }
+      std::printf("[ metric ] %s, 60 N, %g N m: pressed and sliding, deepest corner %.2f mm into "
+                  "the table (12 random slides)\n",
+                  quick ? "dWorldQuickStep" : "dWorldStep", max_torque, 1000 * worst);
+      // dWorldQuickStep's 20 iterations leave the pressed hand tilting in sudden 3-6 degree
+      // events (4 corner contacts converged unevenly) and sinking: not yet within 3 mm; this
+      // bound only keeps it from getting worse. dWorldStep holds it to about 1 mm.
+      EXPECT_LE(worst, quick ? 0.012 : 0.003) << max_torque;
+    }
+  }
+}
+
+} // namespace
+} // namespace odemocap
