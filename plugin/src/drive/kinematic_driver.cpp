@@ -197,6 +197,7 @@ void KinematicDriver::prestep(double h) {
   for (Binding& b : bindings_) {
     if (b.active) {
       drive(b, h, next, inv_h);
+      handle_neighbours(b);
     }
   }
   // After the bindings: a joint's rows start from the poses and velocities the bodies have
@@ -205,6 +206,76 @@ void KinematicDriver::prestep(double h) {
     c->update(time_, h);
   }
   time_ += h;
+}
+
+void KinematicDriver::set_neighbours(const NeighbourSettings& settings) {
+  if (!(settings.joint_erp >= 0.0 && settings.joint_erp <= 1.0)) {
+    throw PluginError("KinematicDriver::set_neighbours: joint_erp must be in [0, 1], got " +
+                      detail::describe(settings.joint_erp));
+  }
+  neighbours_ = settings;
+  for (Binding& b : bindings_) {
+    b.joints_seen = -1;
+  }
+}
+
+namespace {
+
+/// Whether `j` is the only joint (contacts aside) that holds `body`.
+bool only_joint_of(dBodyID body, dJointID j) {
+  const int n = dBodyGetNumJoints(body);
+  for (int i = 0; i < n; ++i) {
+    const dJointID other = dBodyGetJoint(body, i);
+    if (other != j && dJointGetType(other) != dJointTypeContact) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Sets a joint's ERP where ODE has the parameter; other joint types are left alone.
+void set_joint_erp(dJointID j, double erp) {
+  switch (dJointGetType(j)) {
+  case dJointTypeBall: dJointSetBallParam(j, dParamERP, erp); break;
+  case dJointTypeHinge: dJointSetHingeParam(j, dParamERP, erp); break;
+  case dJointTypeSlider: dJointSetSliderParam(j, dParamERP, erp); break;
+  case dJointTypeUniversal: dJointSetUniversalParam(j, dParamERP, erp); break;
+  case dJointTypeFixed: dJointSetFixedParam(j, dParamERP, erp); break;
+  default: break;
+  }
+}
+
+} // namespace
+
+void KinematicDriver::handle_neighbours(Binding& b) {
+  const int n = dBodyGetNumJoints(b.body);
+  if (n == b.joints_seen) {
+    return;
+  }
+  b.joints_seen = n;
+  for (int i = 0; i < n; ++i) {
+    const dJointID j = dBodyGetJoint(b.body, i);
+    if (dJointGetType(j) == dJointTypeContact) {
+      continue;
+    }
+    // The ERP is raised only for a body this joint alone holds (a payload, a pendulum): in a
+    // chain, one stiffer joint among softer ones made dWorldQuickStep's gaps 20% wider.
+    bool lone_dynamic = false;
+    for (int k = 0; k < 2; ++k) {
+      const dBodyID other = dJointGetBody(j, k);
+      if (other == nullptr || other == b.body || dBodyIsKinematic(other)) {
+        continue;
+      }
+      lone_dynamic = only_joint_of(other, j);
+      if (neighbours_.exact_rotation && dBodyGetFiniteRotationMode(other) == 0) {
+        dBodySetFiniteRotationMode(other, 1);
+        dBodySetFiniteRotationAxis(other, 0, 0, 0);
+      }
+    }
+    if (lone_dynamic && neighbours_.joint_erp > 0.0) {
+      set_joint_erp(j, neighbours_.joint_erp);
+    }
+  }
 }
 
 void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {

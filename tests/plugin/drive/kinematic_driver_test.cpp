@@ -118,6 +118,12 @@ double pendulum_max_gap(const PendulumSetting& s) {
   }
   KinematicDriver driver(scene.world);
   driver.set_mode(s.mode);
+  // This test compares drive modes with the rod's rotation mode and the ERP as set above:
+  // the driver leaves the rod and its joint alone (jointed_bodies_test.cpp has its defaults).
+  NeighbourSettings as_set;
+  as_set.exact_rotation = false;
+  as_set.joint_erp = 0.0;
+  driver.set_neighbours(as_set);
   BindOptions options;
   options.interp = s.interp;
   // +-90 degrees about the horizontal x axis, period 1 s.

@@ -1,0 +1,233 @@
+// Dynamic bodies jointed to captured bodies, with the project's defaults: a payload welded to
+// a carrier flying a 3 Hz figure eight and to the CMU hop's right wrist, and a pendulum hanging
+// from a swinging body. Truth: where a payload welded rigidly would be (the carrier's pose times
+// the weld's offset), and the ball joint's own two anchors. The same trajectories were run in
+// MuJoCo and PyBullet by an independent program (figures in tests/bench/README.md); the bounds
+// below are theirs.
+#include "support/data_paths.hpp"
+#include "support/ode_scene.hpp"
+#include "support/reference_math.hpp"
+
+#include <odemocap/load.hpp>
+#include <odemocap/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace odemocap {
+namespace {
+
+using test::k_pi;
+using test::OdeScene;
+using test::sampled_track;
+
+constexpr double k_h = 1.0 / 120.0;
+constexpr double k_deg = 180.0 / k_pi;
+
+/// The pose b given in a's frame, in the world: what a rigid weld keeps.
+Pose compose(const Pose& a, const Pose& b) {
+  return {a.p + rotate(a.q, b.p), a.q * b.q};
+}
+
+struct WeldRun {
+  double rms_m = 0.0;
+  double max_m = 0.0;
+  double max_deg = 0.0;
+};
+
+/// A 0.5 kg payload welded (dJointTypeFixed) 0.15 m from a carrier that follows `track`,
+/// gravity on, for `seconds`: how far the payload strays from the carrier's pose times the
+/// weld's offset.
+WeldRun welded_payload(const Track& track, double seconds, const NeighbourSettings& neighbours = {}) {
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  driver.set_neighbours(neighbours);
+  dBodyID carrier = dBodyCreate(scene.world);
+  driver.bind(carrier, track);
+  driver.prestep(k_h); // places the carrier on its first pose
+  driver.restart();
+  const Pose start = body_pose(carrier);
+  const Pose offset{{0.15, 0.05, -0.1}, from_axis_angle(normalized(Vec3{1, 2, 3}), 0.7)};
+  const Pose at = compose(start, offset);
+  dBodyID payload = scene.box({0.12, 0.08, 0.05}, 0.5, at.p);
+  set_body_pose(payload, at);
+  dJointID weld = dJointCreateFixed(scene.world, nullptr);
+  dJointAttach(weld, carrier, payload);
+  dJointSetFixed(weld);
+  WeldRun r;
+  double sum2 = 0.0;
+  const int steps = static_cast<int>(seconds / k_h);
+  for (int i = 0; i < steps; ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const Pose want = compose(body_pose(carrier), offset);
+    const Pose have = body_pose(payload);
+    const double e = norm(have.p - want.p);
+    sum2 += e * e;
+    r.max_m = std::fmax(r.max_m, e);
+    r.max_deg = std::fmax(r.max_deg, angle_between(have.q, want.q) * k_deg);
+  }
+  r.rms_m = std::sqrt(sum2 / steps);
+  return r;
+}
+
+/// A 3 Hz figure eight, 0.3 m wide, turning as it goes.
+Pose figure_eight(double t) {
+  const double w = 2 * k_pi * 3.0;
+  return {{0.3 * std::sin(w * t), 0.15 * std::sin(2 * w * t), 1.0},
+          from_axis_angle(normalized(Vec3{0.3, 0.2, 1.0}), 0.8 * std::sin(w * t))};
+}
+
+/// The CMU hop's right wrist, in metres, Z up.
+Track cmu_wrist() {
+  LoadOptions load;
+  load.length_scale = 0.0254 / 0.45;
+  load.up_axis = Axis::Z;
+  const Capture c = load_capture(test::repo_data("cmu/131_03.bvh"), load);
+  return *c.find_track("RightWrist");
+}
+
+/// A 1 kg bob 0.5 m below a body that swings about a horizontal axis (40 degrees, 1.5 Hz) on
+/// a ball joint: the largest gap between the joint's two anchors (m) over 4 s.
+double pendulum_gap(const NeighbourSettings& neighbours = {}) {
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  driver.set_neighbours(neighbours);
+  dBodyID swinger = dBodyCreate(scene.world);
+  const auto swing = [](double t) {
+    return Pose{{0.2 * std::sin(2 * k_pi * 0.7 * t), 0, 1.5},
+                from_axis_angle({0, 1, 0}, 0.7 * std::sin(2 * k_pi * 1.5 * t))};
+  };
+  driver.bind(swinger, sampled_track("swing", k_h, 4.2, swing));
+  driver.prestep(k_h); // places the swinger on its first pose
+  driver.restart();
+  dBodyID bob = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 0.8});
+  dJointID ball = dJointCreateBall(scene.world, nullptr);
+  dJointAttach(ball, swinger, bob);
+  dJointSetBallAnchor(ball, 0, 0, 1.3); // 0.2 m below the swinger's origin, 0.5 m above the bob
+  double gap = 0.0;
+  for (int i = 0; i < static_cast<int>(4.0 / k_h); ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    dVector3 a1, a2;
+    dJointGetBallAnchor(ball, a1);
+    dJointGetBallAnchor2(ball, a2);
+    gap = std::fmax(gap, norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
+  }
+  return gap;
+}
+
+/// What the driver did before it handled the bodies joined to driven ones.
+NeighbourSettings left_alone() {
+  NeighbourSettings n;
+  n.exact_rotation = false;
+  n.joint_erp = 0.0;
+  return n;
+}
+
+TEST(JointedBodies, AWeldedPayloadOnAFigureEightStaysWelded) {
+  const Track eight = sampled_track("eight", k_h, 4.2, figure_eight);
+  const WeldRun r = welded_payload(eight, 4.0);
+  const WeldRun before = welded_payload(eight, 4.0, left_alone());
+  std::printf("[ metric ] payload welded to a 3 Hz figure eight: %.3f mm RMS, %.3f mm max, "
+              "%.2e deg max (left alone: %.3f mm RMS, %.2e deg)\n",
+              1000 * r.rms_m, 1000 * r.max_m, r.max_deg, 1000 * before.rms_m, before.max_deg);
+  EXPECT_LT(r.rms_m, 0.007); // PyBullet 7.0 mm, MuJoCo 136 mm
+  EXPECT_LT(r.max_deg, 1e-5);
+  EXPECT_LT(r.rms_m, 0.5 * before.rms_m);
+}
+
+TEST(JointedBodies, APayloadWeldedToTheCmuWristKeepsItsAngle) {
+  const Track wrist = cmu_wrist();
+  const WeldRun r = welded_payload(wrist, 4.0);
+  const WeldRun before = welded_payload(wrist, 4.0, left_alone());
+  std::printf("[ metric ] payload welded to the CMU hop's right wrist: %.3f mm RMS, %.3f mm max, "
+              "%.2e deg max (left alone: %.3f mm RMS, %.2f deg max)\n",
+              1000 * r.rms_m, 1000 * r.max_m, r.max_deg, 1000 * before.rms_m, before.max_deg);
+  EXPECT_LT(r.max_deg, 1e-5);   // PyBullet 1e-6 deg (its own rotation update is exact)
+  EXPECT_GT(before.max_deg, 1); // ODE's first-order rotation update: 3.3 degrees
+  EXPECT_LT(r.rms_m, before.rms_m);
+}
+
+TEST(JointedBodies, APendulumHangingFromASwingingBodyStaysOnItsJoint) {
+  const double gap = pendulum_gap();
+  const double before = pendulum_gap(left_alone());
+  std::printf("[ metric ] pendulum from a swinging body: joint gap up to %.2f mm (left alone: "
+              "%.2f mm)\n",
+              1000 * gap, 1000 * before);
+  EXPECT_LT(gap, 0.5 * before);
+}
+
+/// A chain of ten 0.1 m links hanging from the swinging body by ball joints: the largest gap
+/// of any joint over 4 s, and the fastest link (m/s).
+std::pair<double, double> hanging_chain(bool quick, const NeighbourSettings& neighbours) {
+  OdeScene scene;
+  scene.quick = quick;
+  KinematicDriver driver(scene.world);
+  driver.set_neighbours(neighbours);
+  dBodyID swinger = dBodyCreate(scene.world);
+  driver.bind(swinger, sampled_track("swing", k_h, 4.2, [](double t) {
+                return Pose{{0.2 * std::sin(2 * k_pi * 0.7 * t), 0, 2.0},
+                            from_axis_angle({0, 1, 0}, 0.7 * std::sin(2 * k_pi * 1.5 * t))};
+              }));
+  driver.prestep(k_h);
+  driver.restart();
+  std::vector<dJointID> joints;
+  std::vector<dBodyID> links;
+  dBodyID above = swinger;
+  for (int i = 0; i < 10; ++i) {
+    dBodyID link = scene.box({0.03, 0.03, 0.1}, 0.2, {0, 0, 1.85 - 0.1 * i});
+    dJointID ball = dJointCreateBall(scene.world, nullptr);
+    dJointAttach(ball, above, link);
+    dJointSetBallAnchor(ball, 0, 0, 1.9 - 0.1 * i);
+    joints.push_back(ball);
+    links.push_back(link);
+    above = link;
+  }
+  double gap = 0.0, speed = 0.0;
+  for (int i = 0; i < static_cast<int>(4.0 / k_h); ++i) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+    for (dJointID j : joints) {
+      dVector3 a1, a2;
+      dJointGetBallAnchor(j, a1);
+      dJointGetBallAnchor2(j, a2);
+      gap = std::fmax(gap, norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
+    }
+    for (dBodyID l : links) {
+      speed = std::fmax(speed, norm(vec3_from_ode(dBodyGetLinearVel(l))));
+    }
+  }
+  return {gap, speed};
+}
+
+TEST(JointedBodies, AChainHangingFromASwingingBodyIsStableWithTheDefaults) {
+  for (bool quick : {false, true}) {
+    const auto [gap, speed] = hanging_chain(quick, {});
+    const auto [gap_before, speed_before] = hanging_chain(quick, left_alone());
+    std::printf("[ metric ] %s, ten-link chain from a swinging body: joint gap up to %.2f mm, "
+                "fastest link %.2f m/s (left alone: %.2f mm, %.2f m/s)\n",
+                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * gap, speed, 1000 * gap_before,
+                speed_before);
+    EXPECT_LE(gap, gap_before * 1.05 + 1e-4);
+    EXPECT_LE(speed, speed_before * 1.1 + 0.1);
+  }
+}
+
+TEST(JointedBodies, AnErpOutsideZeroToOneIsRefused) {
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  NeighbourSettings bad;
+  bad.joint_erp = 1.5;
+  EXPECT_THROW(driver.set_neighbours(bad), PluginError);
+  bad.joint_erp = NAN;
+  EXPECT_THROW(driver.set_neighbours(bad), PluginError);
+}
+
+} // namespace
+} // namespace odemocap
