@@ -27,13 +27,25 @@ bool has_glob_characters(const std::string& s) {
   return s.find_first_of("*?[") != std::string::npos;
 }
 
+/// Capture files below `dir`. Symlinked directories are not followed, so a link cycle cannot
+/// loop. A directory that cannot be listed (no permission) is kept in `out` itself: loading it
+/// fails, so it is reported as unreadable with the reason rather than skipped in silence.
 void add_directory(const fs::path& dir, std::vector<std::string>& out) {
-  // Symlinked directories are not followed (the default), so a link cycle cannot loop.
-  for (auto it =
-           fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
-       it != fs::recursive_directory_iterator(); ++it) {
-    std::error_code ec;
-    if (it->is_regular_file(ec) && is_capture_name(it->path())) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) {
+    out.push_back(dir.string());
+    return;
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      out.push_back(dir.string());
+      return;
+    }
+    std::error_code type_ec;
+    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
+      add_directory(it->path(), out);
+    } else if (it->is_regular_file(type_ec) && is_capture_name(it->path())) {
       out.push_back(it->path().string());
     }
   }
@@ -114,6 +126,10 @@ std::vector<std::string> shard(const std::vector<std::string>& files, std::size_
   return out;
 }
 
+unsigned max_worker_threads() {
+  return std::max(4u, 4 * std::thread::hardware_concurrency());
+}
+
 std::vector<FileReport> validate_files(const std::vector<std::string>& files,
                                        const LoadOptions& load, const ValidateOptions& checks,
                                        unsigned threads, const Progress& progress) {
@@ -129,8 +145,8 @@ std::vector<FileReport> validate_files(const std::vector<std::string>& files,
       }
     }
   };
-  const unsigned count =
-      std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
+  const unsigned count = std::max(
+      1u, std::min({threads, static_cast<unsigned>(files.size()), max_worker_threads()}));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < count; ++t) {
     pool.emplace_back(work);

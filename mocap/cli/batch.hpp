@@ -25,10 +25,15 @@ struct FileReport {
 };
 
 /// The files named by `arguments`: files as given, directories searched recursively for
-/// .bvh, .csv, .c3d and .tsv files (symlinked directories are not followed, so no loops), and
-/// glob patterns. Sorted; a file named twice (also as ./name or through a link) appears once. Throws std::runtime_error for an argument that
-/// names nothing.
+/// capture files (symlinked directories are not followed, so no loops; a directory that cannot
+/// be listed is returned itself, to be reported as unreadable), and glob patterns. Sorted; a
+/// file named twice (also as ./name or through a link) appears once; an argument that names
+/// nothing is returned as given, to be reported as unreadable.
 std::vector<std::string> collect_files(const std::vector<std::string>& arguments);
+
+/// Most worker threads a batch uses: four per core (at least four). More only cost memory
+/// (`-j 100000` started 100000 threads, 300 MB) while the disk and cores are already busy.
+unsigned max_worker_threads();
 
 /// The files of shard `index` of `count`: chosen by a hash of each path (FNV-1a), so a file
 /// stays in its shard when others are added and the shards' outputs concatenate.

@@ -69,7 +69,11 @@ int run_convert(const ConvertCommand& command, const LoadOptions& load) {
       fitted.add_track(std::move(fit.track));
     }
     const Capture& in = clusters.empty() ? loaded : fitted;
-    Capture out(in.info());
+    CaptureInfo info = in.info();
+    if (command.rate > 0.0) {
+      info.frame_rate = command.rate; // what the tracks are resampled to
+    }
+    Capture out(info);
     for (const Track& original : in.tracks()) {
       // Loaded tracks already lie in one hemisphere (every loader runs the continuity pass).
       Track track =

@@ -3,9 +3,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -341,50 +344,61 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2; // usage errors are status 2
   }
   load_flags.apply(load);
-  if (validate->parsed()) {
-    if (!shard_text.empty()) {
-      std::size_t index = 0, count = 0;
-      char slash = 0;
-      std::istringstream in(shard_text);
-      if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
-          !in.eof()) {
-        std::fprintf(stderr, "odemocap validate: --shard wants I/N with 0 <= I < N, got '%s'\n",
-                     shard_text.c_str());
-        return 2;
+  const auto dispatch = [&]() -> int {
+    if (validate->parsed()) {
+      if (!shard_text.empty()) {
+        std::size_t index = 0, count = 0;
+        char slash = 0;
+        std::istringstream in(shard_text);
+        if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
+            !in.eof()) {
+          std::fprintf(stderr, "odemocap validate: --shard wants I/N with 0 <= I < N, got '%s'\n",
+                       shard_text.c_str());
+          return 2;
+        }
+        validate_command.shard_index = index;
+        validate_command.shard_count = count;
       }
-      validate_command.shard_index = index;
-      validate_command.shard_count = count;
+      validate_command.format = output_format(validate_format);
+      validate_command.report = report_level == "tracks"     ? cli::ReportLevel::Tracks
+                                : report_level == "findings" ? cli::ReportLevel::Findings
+                                                             : cli::ReportLevel::Checks;
+      return cli::run_validate(validate_command, load, checks);
     }
-    validate_command.format = output_format(validate_format);
-    validate_command.report = report_level == "tracks"     ? cli::ReportLevel::Tracks
-                              : report_level == "findings" ? cli::ReportLevel::Findings
-                                                           : cli::ReportLevel::Checks;
-    return cli::run_validate(validate_command, load, checks);
+    if (serve->parsed()) {
+      serve_command.server.protocol = serve_flags.protocol();
+      serve_command.server.natnet_version = {std::stoi(natnet_version),
+                                             std::stoi(natnet_version.substr(2))};
+      serve_command.server.up_axis = serve_flags.up_axis();
+      return cli::run_serve(serve_command, load);
+    }
+    if (record->parsed()) {
+      record_command.stream.protocol = record_flags.protocol();
+      record_command.stream.server_up_axis = record_flags.up_axis();
+      return cli::run_record(record_command);
+    }
+    if (convert->parsed()) {
+      convert_command.interp = cubic ? Interp::Cubic : Interp::Linear;
+      return cli::run_convert(convert_command, load);
+    }
+    if (info->parsed()) {
+      info_command.format = output_format(info_format);
+      return cli::run_info(info_command, load);
+    }
+    const std::map<std::string, DiffScheme> schemes{{"forward", DiffScheme::Forward},
+                                                    {"backward", DiffScheme::Backward},
+                                                    {"central", DiffScheme::Central}};
+    return cli::run_velocities(path, load, out_path, schemes.at(scheme_name),
+                               estimator_name == "linear" ? RotationEstimator::LinearApprox
+                                                          : RotationEstimator::Geodesic);
+  };
+  const int status = dispatch();
+  // A report that did not reach its reader (a full disk, a closed pipe, > /dev/full) is a
+  // failure, whatever the files said.
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+    std::fprintf(stderr, "odemocap: writing to standard output failed: %s\n", std::strerror(errno));
+    return status == 0 ? 1 : status;
   }
-  if (serve->parsed()) {
-    serve_command.server.protocol = serve_flags.protocol();
-    serve_command.server.natnet_version = {std::stoi(natnet_version),
-                                           std::stoi(natnet_version.substr(2))};
-    serve_command.server.up_axis = serve_flags.up_axis();
-    return cli::run_serve(serve_command, load);
-  }
-  if (record->parsed()) {
-    record_command.stream.protocol = record_flags.protocol();
-    record_command.stream.server_up_axis = record_flags.up_axis();
-    return cli::run_record(record_command);
-  }
-  if (convert->parsed()) {
-    convert_command.interp = cubic ? Interp::Cubic : Interp::Linear;
-    return cli::run_convert(convert_command, load);
-  }
-  if (info->parsed()) {
-    info_command.format = output_format(info_format);
-    return cli::run_info(info_command, load);
-  }
-  const std::map<std::string, DiffScheme> schemes{{"forward", DiffScheme::Forward},
-                                                  {"backward", DiffScheme::Backward},
-                                                  {"central", DiffScheme::Central}};
-  return cli::run_velocities(path, load, out_path, schemes.at(scheme_name),
-                             estimator_name == "linear" ? RotationEstimator::LinearApprox
-                                                        : RotationEstimator::Geodesic);
+  return status;
 }

@@ -20,12 +20,12 @@ nlohmann::json to_json(const FileReport& r) {
                      {"track", f.track},    {"first", f.first},
                      {"last", f.last},      {"value", f.value},
                      {"message", f.message}};
-    if (f.check == "parse-error") {
+    if (f.check == "parse-error" && r.error_line > 0) { // 0: no line (binary, or unreadable)
       j["line"] = r.error_line;
       j["column"] = r.error_column;
-      if (r.error_byte != LoadError::k_no_byte) {
-        j["byte"] = r.error_byte;
-      }
+    }
+    if (f.check == "parse-error" && r.error_byte != LoadError::k_no_byte) {
+      j["byte"] = r.error_byte;
     }
     findings.push_back(std::move(j));
   }
@@ -80,8 +80,15 @@ void print_finding(const FileReport& r, const Finding& f) {
     return;
   }
   if (f.check == "parse-error") {
-    std::printf("  error parse-error line %zu column %zu: %s\n", r.error_line, r.error_column,
-                printable(f.message).c_str());
+    // A file that cannot be read at all (missing, a directory, no permission) has no position.
+    std::string where;
+    if (r.error_line > 0) {
+      where = " line " + std::to_string(r.error_line);
+      if (r.error_column > 0) {
+        where += " column " + std::to_string(r.error_column);
+      }
+    }
+    std::printf("  error parse-error%s: %s\n", where.c_str(), printable(f.message).c_str());
     return;
   }
   std::printf("  %s %s %s samples %zu-%zu: %s\n", to_string(f.severity), f.check.c_str(),
@@ -132,14 +139,24 @@ void print_text(const FileReport& r, ReportLevel level, std::size_t max_lines) {
 int run_validate(const ValidateCommand& command, const LoadOptions& load,
                  const ValidateOptions& checks) {
   std::vector<std::string> files = collect_files(command.paths);
+  if (command.threads > max_worker_threads()) {
+    std::fprintf(stderr, "odemocap validate: -j %u: using %u worker threads (four per core)\n",
+                 command.threads, max_worker_threads());
+  }
   if (command.shard_count > 1) {
     files = shard(files, command.shard_index, command.shard_count);
   }
   Progress progress;
   std::mutex progress_mutex;
+  std::size_t shown = 0; // workers finish out of order: a line older than the one shown is not
+                         // printed (it would come after the final one, on the summary's line)
   if (::isatty(STDERR_FILENO) != 0) {
     progress = [&](std::size_t done, std::size_t total, const std::string& path) {
       const std::lock_guard<std::mutex> lock(progress_mutex);
+      if (done <= shown) {
+        return;
+      }
+      shown = done;
       std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, printable(path).c_str());
       if (done == total) {
         std::fprintf(stderr, "\n");

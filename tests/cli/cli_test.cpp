@@ -22,6 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 struct Outcome {
@@ -654,6 +657,97 @@ TEST_F(Cli, FormatDetectionSaysWhatTheBytesLookLike) {
   EXPECT_NE(text.err.find("does not start with 'HIERARCHY'"), std::string::npos) << text.err;
 }
 
+// ---- What a new user meets ------------------------------------------------------------------
+
+TEST_F(Cli, AReportThatCannotBeWrittenFailsTheCommand) {
+  const std::string capture = odemocap::test::repo_data("cmu/131_03.bvh");
+  for (const char* command : {"info", "validate", "info --format json"}) {
+    const std::string line = std::string("'") + ODEMOCAP_CLI_PATH + "' " + command + " '" +
+                             capture + "' > /dev/full 2> '" + (dir_ / "err").string() + "'";
+    const int raw = std::system(line.c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_NE(WEXITSTATUS(raw), 0) << command;
+    EXPECT_NE(slurp(dir_ / "err").find("writing to standard output failed"), std::string::npos)
+        << command << ": " << slurp(dir_ / "err");
+  }
+  EXPECT_EQ(run("info '" + capture + "'").status, 0); // and to a file it works
+}
+
+TEST_F(Cli, ARefusedConvertLeavesNoFileAndAnExistingOneUntouched) {
+  // A BVH joint named with a comma: the rigid-body CSV header cannot hold it.
+  const std::string bvh = (dir_ / "comma.bvh").string();
+  {
+    std::ofstream out(bvh);
+    out << "HIERARCHY\nROOT a,b\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition "
+           "Zrotation Xrotation Yrotation\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
+           "MOTION\nFrames: 2\nFrame Time: 0.01\n0 0 0 0 0 0\n1 0 0 0 0 0\n";
+  }
+  const std::filesystem::path fresh = dir_ / "fresh.csv";
+  const Outcome refused = run("convert '" + bvh + "' -o '" + fresh.string() + "' --unit m");
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("comma"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_FALSE(std::filesystem::exists(fresh.string() + ".partial"));
+  const std::filesystem::path kept = dir_ / "kept.csv";
+  { std::ofstream(kept) << "time,x.x,x.y,x.z\n0,1,2,3\n"; }
+  EXPECT_NE(run("convert '" + bvh + "' -o '" + kept.string() + "' --unit m").status, 0);
+  EXPECT_EQ(slurp(kept), "time,x.x,x.y,x.z\n0,1,2,3\n");
+}
+
+TEST_F(Cli, ConvertKeepsUnitUpAxisAndRateThroughTheCsv) {
+  // The CMU walk is Y up at 120 Hz, in CMU units inferred to metres; the CSV used to read back
+  // Z up, "m, inferred" and 120.00048 Hz.
+  const std::string walk = odemocap::test::repo_data("cmu/35_07.bvh");
+  const std::string csv = (dir_ / "walk.csv").string();
+  ASSERT_EQ(run("convert '" + walk + "' -o '" + csv + "'").status, 0);
+  odemocap::LoadOptions metres;
+  metres.to_metres = true; // what convert does
+  const odemocap::Capture original = odemocap::load_capture(walk, metres);
+  const odemocap::Capture back = odemocap::load_capture(csv);
+  EXPECT_EQ(back.info().up_axis, original.info().up_axis);
+  EXPECT_EQ(back.info().up_axis, odemocap::Axis::Y);
+  EXPECT_EQ(back.info().unit_source, "declared");
+  EXPECT_EQ(back.info().unit_in_metres, 1.0);
+  EXPECT_EQ(back.info().frame_rate, original.info().frame_rate);
+  ASSERT_EQ(back.tracks().size(), original.tracks().size());
+  const odemocap::Track& ankle = *back.find_track("LeftFoot");
+  const odemocap::Track& truth = *original.find_track("LeftFoot");
+  ASSERT_EQ(ankle.size(), truth.size());
+  for (std::size_t i = 0; i < truth.size(); i += 37) {
+    EXPECT_EQ(ankle.position(i).y, truth.position(i).y) << i;
+  }
+  const Outcome info = run("info --format json '" + csv + "'");
+  EXPECT_NE(info.out.find("written by odemocap from bvh file"), std::string::npos);
+}
+
+TEST_F(Cli, AHugeJobCountIsCappedAndSaidSo) {
+  const Outcome r = run("validate -j 100000 '" + odemocap::test::repo_data("cmu/131_03.bvh") + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("worker threads"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, AFileThatCannotBeReadHasNoPositionInItsError) {
+  const Outcome r = run("validate '" + (dir_ / "missing.bvh").string() + "' '" + dir_.string() +
+                        "/'");
+  EXPECT_NE(r.out.find("error parse-error: cannot read: No such file"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("line 0"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, AnUnreadableDirectoryIsReportedNotSkipped) {
+  if (::geteuid() == 0) {
+    GTEST_SKIP() << "root reads every directory";
+  }
+  const std::filesystem::path locked = dir_ / "locked";
+  std::filesystem::create_directories(locked / "inside");
+  { std::ofstream(locked / "inside" / "a.bvh") << "x"; }
+  std::filesystem::permissions(locked / "inside", std::filesystem::perms::none);
+  const Outcome r = run("validate '" + locked.string() + "'");
+  std::filesystem::permissions(locked / "inside", std::filesystem::perms::owner_all);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("cannot be listed"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
   const std::string vicon = odemocap::test::shared_data("ezc3d/Vicon.c3d");
   const std::string motive =
@@ -661,7 +755,9 @@ TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
   ODEMOCAP_REQUIRE_FILE(vicon);
   const std::string markers = (dir_ / "markers.csv").string();
   ASSERT_EQ(run("convert '" + vicon + "' -o '" + markers + "'").status, 0);
-  const std::string header = slurp(markers).substr(0, slurp(markers).find('\n'));
+  const std::string text = slurp(markers);
+  const std::size_t second = text.find('\n') + 1; // after the metadata line
+  const std::string header = text.substr(second, text.find('\n', second) - second);
   EXPECT_EQ(header.find(".qw"), std::string::npos) << header.substr(0, 200);
   EXPECT_EQ(std::count(header.begin(), header.end(), ','), 51 * 3);
   const odemocap::Capture back = odemocap::load_capture(markers);
@@ -669,7 +765,7 @@ TEST_F(Cli, ConvertKeepsMarkersPositionOnlyAndResamplesOnlyWhatWasRecorded) {
 
   const std::string resampled = (dir_ / "resampled.csv").string();
   ASSERT_EQ(run("convert '" + motive + "' -o '" + resampled + "' --resample 100").status, 0);
-  const std::size_t rows = line_count(slurp(resampled)) - 1;
+  const std::size_t rows = line_count(slurp(resampled)) - 2; // metadata and header lines
   EXPECT_GE(rows, 929u); // the 934 recorded samples, not 32890 across the excerpt breaks
   EXPECT_LE(rows, 934u);
 }

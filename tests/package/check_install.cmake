@@ -44,6 +44,12 @@ run("${WORK_DIR}/c_driver/odemocap-c-driver" "${CAPTURE}")
 if(NOT last_output MATCHES "teleports: 0")
   message(FATAL_ERROR "c_driver ran but printed no summary:\n${last_output}")
 endif()
+# Given a missing file it fails and says why (odmLastError survives the calls after the load).
+execute_process(COMMAND "${WORK_DIR}/c_driver/odemocap-c-driver" "${WORK_DIR}/no-such.bvh"
+                RESULT_VARIABLE result ERROR_VARIABLE err OUTPUT_QUIET)
+if(result EQUAL 0 OR NOT err MATCHES "odemocap-c-driver: .*no-such\\.bvh")
+  message(FATAL_ERROR "c_driver on a missing file: exit ${result}, said:\n${err}")
+endif()
 
 # A Makefile project: pkg-config alone gives the flags (odemocap-plugin.pc brings ODE and the
 # C++ runtime), built with the C compiler driver.

@@ -31,6 +31,13 @@ std::string locate(const std::string& path, std::size_t line, std::size_t column
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::error_code listing;
+    std::filesystem::directory_iterator probe(path, listing);
+    throw LoadError(path, 0, 0,
+                    listing ? "a directory that cannot be listed: " + listing.message()
+                            : "a directory, not a capture file");
+  }
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw LoadError(path, 0, 0,
                     ec                                  ? "cannot read: " + ec.message()

@@ -5,7 +5,11 @@
 //                LoadOptions::quat_order), where <sep> is one of . _ : or a space
 // Delimiter: ',', ';' or tab, whichever the header uses most; with ';' or tab a ',' inside a
 // number is a decimal comma. Empty or NaN cells are gaps. Positions in the file's unit (scaled by
-// LoadOptions::length_scale), Z up.
+// LoadOptions::length_scale), Z up, unless leading comment lines ('#', skipped) include the
+// metadata line write_rigid_body_csv writes (save.hpp):
+//   # odemocap rigid-body-csv: unit=1; up=y; rate=120; format=bvh; source=walk.bvh
+// whose unit (metres per file unit), up axis and nominal rate (Hz) are then the file's.
+#include "checks.hpp"
 #include "csv_bodies.hpp"
 #include "csv_reader.hpp"
 #include "load_common.hpp"
@@ -14,6 +18,9 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
 #include <set>
 
 namespace odemocap {
@@ -56,12 +63,91 @@ int component_of(const std::string& suffix, QuatOrder order) {
   return -1;
 }
 
+/// What the metadata line says; zero and empty for what it does not.
+struct Metadata {
+  double unit = 0.0;
+  std::optional<Axis> up;
+  double rate = 0.0;
+  std::string format;
+  std::string source;
+};
+
+std::string_view trim(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) {
+    t.remove_prefix(1);
+  }
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) {
+    t.remove_suffix(1);
+  }
+  return t;
+}
+
+/// Reads the leading comment lines of `text`; returns the first line that is not one (for the
+/// delimiter). A malformed value in the metadata line is an error naming its line and column.
+std::string_view read_comments(std::string_view text, std::string_view source, Metadata& m) {
+  static constexpr std::string_view k_tag = "# odemocap rigid-body-csv:";
+  std::size_t line_number = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    text.remove_prefix(3);
+  }
+  while (!text.empty() && text.front() == '#') {
+    ++line_number;
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (line.substr(0, k_tag.size()) != k_tag) {
+      continue;
+    }
+    std::size_t at = k_tag.size();
+    while (at < line.size()) {
+      std::size_t stop = line.find(';', at);
+      const std::string_view field = trim(line.substr(at, stop - at));
+      const std::size_t column = at + 1;
+      at = stop == std::string_view::npos ? line.size() : stop + 1;
+      const std::size_t eq = field.find('=');
+      if (field.empty() || eq == std::string_view::npos) {
+        continue;
+      }
+      const std::string_view key = field.substr(0, eq);
+      std::string_view value = field.substr(eq + 1);
+      if (key == "source") {
+        m.source = std::string(trim(line.substr(line.find("source=", column - 1) + 7)));
+        break; // the rest of the line
+      }
+      const auto bad = [&](const char* what) {
+        throw LoadError(std::string(source), line_number, column,
+                        std::string("metadata ") + std::string(key) + " must be " + what +
+                            ", got '" + std::string(value) + "'");
+      };
+      if (key == "unit" || key == "rate") {
+        double v = 0.0;
+        const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (r.ec != std::errc() || r.ptr != value.data() + value.size() || !std::isfinite(v) ||
+            !(v > 0.0)) {
+          bad("a finite number > 0");
+        }
+        (key == "unit" ? m.unit : m.rate) = v;
+      } else if (key == "up") {
+        if (value != "x" && value != "y" && value != "z") {
+          bad("x, y or z");
+        }
+        m.up = value == "x" ? Axis::X : value == "y" ? Axis::Y : Axis::Z;
+      } else if (key == "format") {
+        m.format = std::string(value);
+      }
+    }
+  }
+  return text;
+}
+
 detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
                                 std::vector<std::string>& ignored) {
   std::vector<CsvCell> cells;
-  if (!reader.next_row(cells)) {
-    reader.fail(1, "the file is empty");
-  }
+  do {
+    if (!reader.next_row(cells)) {
+      reader.fail(1, "the file is empty");
+    }
+  } while (!cells.empty() && !cells.front().text.empty() && cells.front().text.front() == '#');
   detail::TableLayout layout;
   layout.header_cells = cells.size();
   for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -107,7 +193,9 @@ detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
 Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
                              const LoadOptions& options) {
   detail::check_options(options, source);
-  const char delimiter = detail::detect_delimiter(detail::first_line(text));
+  Metadata metadata;
+  const std::string_view data = read_comments(text, source, metadata);
+  const char delimiter = detail::detect_delimiter(detail::first_line(data));
   CsvReader reader(text, source, delimiter);
   std::vector<std::string> ignored;
   const detail::TableLayout layout = read_header(reader, options, ignored);
@@ -115,7 +203,19 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   CaptureInfo info;
   info.source = std::string(source);
   info.format = "rigid-body-csv";
-  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 0.0, info);
+  if (metadata.up) {
+    info.up_axis_source = "declared";
+  }
+  if (metadata.unit > 0.0) {
+    info.length_unit = metadata.unit == 1.0 ? "m" : detail::describe(metadata.unit) + " m";
+  }
+  if (!metadata.format.empty() || !metadata.source.empty()) {
+    info.notes.push_back("written by odemocap from " +
+                         (metadata.format.empty() ? std::string("a capture") : metadata.format) +
+                         (metadata.source.empty() ? std::string() : " file " + metadata.source));
+  }
+  const detail::PoseConversion conversion = detail::make_conversion(
+      options, metadata.up.value_or(Axis::Z), metadata.unit, info);
   if (!ignored.empty()) {
     info.notes.push_back(std::to_string(ignored.size()) + " column(s) not read, first " +
                          detail::quote(ignored.front()));
@@ -123,7 +223,9 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
                                          text, std::move(info), stats);
-  if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
+  if (metadata.rate > 0.0) {
+    capture.info().frame_rate = metadata.rate; // exact, where 1 / interval is not
+  } else if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
     // The nominal rate is that of the median interval: dropped frames and excerpts leave it be.
     capture.info().frame_rate = 1.0 / capture.tracks().front().median_interval();
   }

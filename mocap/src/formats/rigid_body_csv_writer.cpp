@@ -2,7 +2,10 @@
 #include <odemocap/save.hpp>
 
 #include <charconv>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 
 namespace odemocap {
 namespace {
@@ -13,9 +16,8 @@ void number(std::ostream& out, double v) {
   out.write(buffer, result.ptr - buffer);
 }
 
-} // namespace
-
-void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
+/// Refuses what the format cannot hold, before anything is written.
+void check_writable(const Capture& capture) {
   const auto& tracks = capture.tracks();
   if (tracks.empty()) {
     throw MocapError("write_rigid_body_csv: the capture has no tracks");
@@ -25,11 +27,53 @@ void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
       throw MocapError("write_rigid_body_csv: tracks '" + tracks.front().name() + "' and '" +
                        t.name() + "' have different sample times (resample them first)");
     }
-    if (t.name().find_first_of(",\"\n") != std::string::npos) {
+    if (t.name().find_first_of(",\"\n\r#") != std::string::npos) {
       throw MocapError("write_rigid_body_csv: track name '" + t.name() +
-                       "' contains a comma, quote or newline");
+                       "' contains a comma, quote, '#' or line break, which the rigid-body CSV "
+                       "header cannot hold (rename the track)");
     }
   }
+}
+
+char axis_letter(Axis a) {
+  return a == Axis::X ? 'x' : a == Axis::Y ? 'y' : 'z';
+}
+
+/// The metadata line (see save.hpp): what the numbers alone do not say.
+void metadata(std::ostream& out, const CaptureInfo& info) {
+  out << "# odemocap rigid-body-csv:";
+  if (info.metres_per_unit() > 0.0) {
+    out << " unit=";
+    number(out, info.metres_per_unit());
+    out << ';';
+  }
+  out << " up=" << axis_letter(info.up_axis) << ';';
+  if (info.frame_rate > 0.0) {
+    out << " rate=";
+    number(out, info.frame_rate);
+    out << ';';
+  }
+  const auto clean = [](std::string text) {
+    for (char& c : text) {
+      c = c == '\n' || c == '\r' || c == ';' ? ' ' : c;
+    }
+    return text;
+  };
+  if (!info.format.empty()) {
+    out << " format=" << clean(info.format) << ';';
+  }
+  if (!info.source.empty()) {
+    out << " source=" << clean(info.source); // last: the rest of the line
+  }
+  out << '\n';
+}
+
+} // namespace
+
+void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
+  check_writable(capture);
+  const auto& tracks = capture.tracks();
+  metadata(out, capture.info());
   // Markers (position-only tracks) get x, y, z only: identity orientations would read back
   // as measured ones.
   out << "time";
@@ -65,14 +109,31 @@ void write_rigid_body_csv(const Capture& capture, std::ostream& out) {
 }
 
 void save_rigid_body_csv(const Capture& capture, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    throw MocapError("cannot write " + path);
-  }
-  write_rigid_body_csv(capture, out);
-  out.flush();
-  if (!out) {
-    throw MocapError("writing " + path + " failed");
+  check_writable(capture); // refused before the file is touched: no empty file is left
+  // Written beside the target and renamed over it once complete: a failure (a full disk)
+  // leaves neither an empty nor a partial file, and an existing file stays as it was.
+  const std::string partial = path + ".partial";
+  try {
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      if (!out) {
+        throw MocapError("cannot write " + path);
+      }
+      write_rigid_body_csv(capture, out);
+      out.flush();
+      if (!out) {
+        throw MocapError("writing " + path + " failed");
+      }
+    }
+    std::error_code error;
+    std::filesystem::rename(partial, path, error);
+    if (error) {
+      throw MocapError("writing " + path + " failed: " + error.message());
+    }
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw;
   }
 }
 

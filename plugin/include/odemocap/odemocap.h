@@ -32,7 +32,8 @@ typedef struct odmBindOptions {
   dReal max_angular_speed;    /* rad/s */
 } odmBindOptions;
 
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last failed call on this thread ("" if none has failed): a call that succeeds
+ * does not clear it, so it can be read after several calls. */
 const char* odmLastError(void);
 
 /* Loads a capture file (BVH, ASF/AMC, MVNX, C3D, Motive CSV, Qualisys TSV, Vicon CSV, TRC,

@@ -21,10 +21,11 @@ namespace {
 
 thread_local std::string last_error;
 
-/// Runs `f`; on any exception records its message and returns `failed`.
+/// Runs `f`; on any exception records its message and returns `failed`. A call that succeeds
+/// leaves the message alone: it stays the last failed call's (as errno does), so a program that
+/// makes two calls before checking both still reads why the first one failed.
 template <class R, class F> R guarded(R failed, F f) noexcept {
   try {
-    last_error.clear();
     return f();
   } catch (const std::exception& e) {
     last_error = e.what();

@@ -128,7 +128,9 @@ TEST(Save, MarkersAreWrittenAsPositionsOnlyAndReadBackAsMarkers) {
   std::ostringstream out;
   write_rigid_body_csv(capture, out);
   const std::string text = out.str();
-  EXPECT_EQ(text.substr(0, text.find('\n')),
+  const std::size_t header = text.find('\n') + 1; // after the metadata line
+  EXPECT_EQ(text.substr(0, header), "# odemocap rigid-body-csv: up=z;\n");
+  EXPECT_EQ(text.substr(header, text.find('\n', header) - header),
             "time,LASI.x,LASI.y,LASI.z,tool.x,tool.y,tool.z,tool.qw,tool.qx,tool.qy,tool.qz");
   const Capture back = parse_rigid_body_csv(text, "markers.csv");
   EXPECT_TRUE(back.track("LASI").position_only());
