@@ -354,8 +354,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"capture", "strike", "blend"}))
       ->capture_default_str();
   app.add_option("--capture", args.capture,
-                 "capture file (BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV, "
-                 "Vicon Nexus CSV, OpenSim TRC)")
+                 "capture file (BVH, ASF/AMC, Xsens MVNX, C3D, OptiTrack Motive CSV, Qualisys "
+                 "TSV, Vicon Nexus CSV, OpenSim TRC, rigid-body CSV)")
       ->capture_default_str();
   app.add_option("--walk", args.walk, "blend scene: the walk (BVH of one skeleton)")
       ->capture_default_str();

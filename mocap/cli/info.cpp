@@ -162,7 +162,9 @@ void print_text(const std::string& path, const Capture& capture,
     std::printf(" at %g Hz", info.frame_rate);
   }
   if (frames > 0) {
-    std::printf(", %.3f s (%g to %g s)", end - start, display_time(start), display_time(end));
+    // One precision for the three: "9.175 s (0 to 9.17496 s)" looked like two durations.
+    std::printf(", %g s (%g to %g s)", display_time(end - start), display_time(start),
+                display_time(end));
   }
   std::printf("\n  %s; up axis %s (the file's %s, %s)\n", units_text(info).c_str(),
               axis_name(info.up_axis), axis_name(info.file_up_axis), info.up_axis_source.c_str());

@@ -13,13 +13,15 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace {
 
 using odemocap::LoadOptions;
 
-constexpr const char* k_formats = "BVH, rigid-body CSV, OptiTrack Motive CSV, C3D, Qualisys TSV "
-                                  "(6D, 3D), Vicon Nexus CSV, OpenSim TRC";
+constexpr const char* k_format_list =
+    "BVH, ASF/AMC, Xsens MVNX, C3D, OptiTrack Motive CSV, Qualisys TSV (6D, 3D), Vicon Nexus CSV, "
+    "OpenSim TRC, rigid-body CSV";
 
 /// A finite number greater than `above` (CLI11's PositiveNumber lets NaN through and words 0
 /// badly).
@@ -69,12 +71,33 @@ odemocap::Axis axis_of(const std::string& name) {
 }
 
 /// Loading options every command takes; captures are in metres unless --file-units.
+/// The input formats by the names to_string(Format) gives them.
+const std::vector<odemocap::Format> k_formats{
+    odemocap::Format::Bvh,         odemocap::Format::AsfAmc,    odemocap::Format::Mvnx,
+    odemocap::Format::C3d,         odemocap::Format::MotiveCsv, odemocap::Format::QualisysTsv,
+    odemocap::Format::ViconCsv,    odemocap::Format::Trc,       odemocap::Format::RigidBodyCsv};
+
+std::vector<std::string> format_names() {
+  std::vector<std::string> names{"auto"};
+  for (odemocap::Format f : k_formats) {
+    names.emplace_back(odemocap::to_string(f));
+  }
+  return names;
+}
+
 struct LoadFlags {
   std::string unit;
   std::string up;
+  std::string format = "auto";
   bool file_units = false;
 
   void add_to(CLI::App* command, LoadOptions& load) {
+    command
+        ->add_option("--input-format", format,
+                     "read the files as this format instead of recognising it from their "
+                     "content: auto (default), bvh, asf-amc, mvnx, c3d, motive-csv, qualisys-tsv, "
+                     "vicon-csv, trc or rigid-body-csv")
+        ->check(CLI::IsMember(format_names()));
     command
         ->add_option("--unit", unit,
                      "length unit of the file's numbers when it declares none or a wrong one: m, "
@@ -94,6 +117,11 @@ struct LoadFlags {
 
   void apply(LoadOptions& load) const {
     load.to_metres = !file_units;
+    for (odemocap::Format f : k_formats) {
+      if (format == odemocap::to_string(f)) {
+        load.format = f;
+      }
+    }
     if (!unit.empty()) {
       load.unit_in_metres = *odemocap::parse_length_unit(unit);
     }
@@ -157,7 +185,7 @@ odemocap::cli::OutputFormat output_format(const std::string& name) {
 int main(int argc, char** argv) {
   using namespace odemocap;
   CLI::App app{std::string("odemocap: inspect, validate, convert, serve and record captures (") +
-               k_formats +
+               k_format_list +
                "). Positions are in metres: a file's declared unit is used, otherwise one is "
                "inferred and said in a note.\nExit status: 0 success, 1 problems found (see each "
                "command), 2 usage error or nothing readable."};
@@ -174,7 +202,7 @@ int main(int argc, char** argv) {
               "track: samples, kind, position ranges, largest speeds (exit 1 when a file is "
               "unreadable)");
   info->add_option("PATH", info_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc, .mvnx), "
+                   "capture files (formats: odemocap --help), directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc, .mvnx), "
                    "glob patterns")
       ->required();
   info->add_option("--format", info_format, "text or json (default text)")
@@ -209,7 +237,7 @@ int main(int argc, char** argv) {
                   "has an error (with --strict: a warning); 2: usage error or nothing readable");
   validate
       ->add_option("PATH", validate_command.paths,
-                   "files, directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc and "
+                   "capture files (formats: odemocap --help), directories (searched for .bvh, .csv, .c3d, .tsv, .trc, .amc and "
                    ".mvnx), glob patterns")
       ->required();
   validate->add_option("-j,--jobs", validate_command.threads, "worker threads (default: all cores)")

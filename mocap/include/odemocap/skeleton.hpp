@@ -39,6 +39,9 @@ struct Skeleton {
   std::size_t channel_count = 0; ///< values per motion row
   std::size_t frame_count = 0;
   double frame_time = 0.0;       ///< seconds
+  /// Half a unit in the last decimal place the file wrote frame_time with (s; 0.0000005 for
+  /// "0.008333"): how far the written value may be from the true one. 0 when not known.
+  double frame_time_rounding = 0.0;
   std::vector<double> motion;    ///< frame_count rows of channel_count values
 
   /// Raw value of `channel` (column) in `frame`.

@@ -242,7 +242,14 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   }
   scanner.skip_spaces();
   column = scanner.column();
+  const std::size_t written_at = scanner.offset();
   skeleton.frame_time = scanner.number("the frame time (seconds)");
+  const std::string_view written = scanner.since(written_at);
+  const std::size_t point = written.find('.');
+  if (point != std::string_view::npos && written.find_first_of("eE") == std::string_view::npos) {
+    skeleton.frame_time_rounding =
+        0.5 * std::pow(10.0, -static_cast<double>(written.size() - point - 1));
+  }
   if (!(skeleton.frame_time > 0.0)) {
     scanner.fail_at(line, column, "the frame time must be positive");
   }
@@ -394,6 +401,26 @@ Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source) {
   return parse_skeleton(text, source, false, frame_lines, tolerated);
 }
 
+/// The capture rate a BVH's frame time stands for: 1 / frame time, or the whole number of Hz
+/// that the written frame time rounds (0.008333 s is 1/120 s written to 6 decimals, not
+/// 120.0048 Hz). The samples stay frame time apart: only the nominal rate is named.
+double nominal_rate(const Skeleton& skeleton, std::vector<std::string>& notes) {
+  const double rate = 1.0 / skeleton.frame_time;
+  const double u = skeleton.frame_time_rounding;
+  const double whole = std::round(rate);
+  if (!(u > 0.0) || !(skeleton.frame_time > u) || whole < 1.0 || whole == rate) {
+    return rate;
+  }
+  if (whole < 1.0 / (skeleton.frame_time + u) || whole > 1.0 / (skeleton.frame_time - u)) {
+    return rate;
+  }
+  notes.push_back("frame time " + detail::describe(skeleton.frame_time) + " s is 1/" +
+                  detail::describe(whole) + " s as written: nominal rate " +
+                  detail::describe(whole) + " Hz (samples stay " +
+                  detail::describe(skeleton.frame_time) + " s apart)");
+  return whole;
+}
+
 Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
   std::vector<std::size_t> frame_lines;
@@ -406,7 +433,7 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
 
   info.source = std::string(source);
   info.format = "bvh";
-  info.frame_rate = 1.0 / skeleton.frame_time;
+  info.frame_rate = nominal_rate(skeleton, info.notes);
   double inferred = 0.0; // BVH declares no unit
   if (options.to_metres && options.unit_in_metres == 0.0) {
     const detail::UnitGuess guess = detail::infer_skeleton_unit(skeleton);

@@ -271,7 +271,8 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
                         (ext == ".bvh" ? "does not start with 'HIERARCHY'"
                                        : "has no C3D key (0x50) in byte 2") +
                         "; its content reads as " + to_string(found) +
-                        " (give the format explicitly to load it as that)");
+                        " (give the format explicitly to load it as that: LoadOptions::format, or "
+                        "--input-format " + to_string(found) + " on the command line)");
   }
   return with_skeleton(found);
 }

@@ -15,6 +15,8 @@ public:
 
   bool at_end() const { return pos_ >= text_.size(); }
   std::size_t offset() const { return pos_; }
+  /// The text from offset `from` to the cursor.
+  std::string_view since(std::size_t from) const { return text_.substr(from, pos_ - from); }
   std::size_t line() const { return line_; }
   /// 1-based byte column of the cursor.
   std::size_t column() const { return pos_ - line_start_ + 1; }

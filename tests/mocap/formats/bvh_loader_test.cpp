@@ -300,11 +300,25 @@ TEST(BvhLoader, TheUpAxisComesFromTheMotionNotTheRestPose) {
 
 // ---- the real CMU captures ----
 
+TEST(BvhLoader, AFrameTimeThatIsNotARoundedWholeRateKeepsItsOwnRate) {
+  const std::string bvh = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition "
+                          "Zposition\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: "
+                          "2\nFrame Time: 0.00837\n0 0 0\n1 0 0\n";
+  // 1/0.00837 = 119.47 Hz, and 0.00837 +- 0.000005 holds no 1/n (119.40 to 119.55 Hz).
+  EXPECT_NEAR(parse_bvh(bvh, "t.bvh").info().frame_rate, 1 / 0.00837, 1e-9);
+  std::string exact = bvh;
+  exact.replace(exact.find("0.00837\n"), 7, "0.01");
+  EXPECT_EQ(parse_bvh(exact, "t.bvh").info().frame_rate, 100.0);
+}
+
 TEST(BvhLoader, CmuCaptureLoadsWithConstantBoneLengths) {
   const std::string path = test::repo_data("cmu/131_01.bvh");
   const Capture capture = load_capture(path);
   EXPECT_EQ(capture.info().format, "bvh");
-  EXPECT_NEAR(capture.info().frame_rate, 1 / 0.0083333, 1e-9);
+  // "Frame Time: 0.0083333" is 1/120 s written to 7 decimals: the nominal rate is 120 Hz, the
+  // samples stay 0.0083333 s apart.
+  EXPECT_EQ(capture.info().frame_rate, 120.0);
+  EXPECT_EQ(capture.tracks().front().time(1), 0.0083333);
   ASSERT_EQ(capture.tracks().size(), 31u);
   const Skeleton& skeleton = *capture.skeleton();
   EXPECT_EQ(skeleton.frame_count, 994u);
