@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -62,6 +63,15 @@ FileReport validate_one(const std::string& path, const LoadOptions& load,
     const Capture capture = load_capture(path, load);
     report.format = capture.info().format;
     report.readable = true;
+    double start = INFINITY, end = -INFINITY;
+    for (const Track& t : capture.tracks()) {
+      report.tracks.emplace_back(t.name(), t.size());
+      if (!t.empty()) {
+        start = std::fmin(start, t.start_time());
+        end = std::fmax(end, t.end_time());
+      }
+    }
+    report.duration = end > start ? end - start : 0.0;
     report.findings = validate_capture(capture, checks);
   } catch (const LoadError& e) {
     report.error_line = e.line();

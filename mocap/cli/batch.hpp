@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace odemocap::cli {
@@ -18,6 +19,9 @@ struct FileReport {
   std::string format;      ///< empty when the file could not be read
   std::size_t bytes = 0;
   bool readable = false;
+  double duration = 0.0; ///< s, first to last sample of any track
+  /// Each track's name and sample count, in the capture's order (the HTML timelines).
+  std::vector<std::pair<std::string, std::size_t>> tracks;
   std::vector<Finding> findings;
   std::size_t error_line = 0;   ///< of a parse error, 0 when none or unknown
   std::size_t error_column = 0;

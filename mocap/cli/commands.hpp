@@ -29,6 +29,7 @@ struct ValidateCommand {
   std::size_t max_findings = 20; ///< lines printed per file in text; the rest are counted
   std::size_t shard_index = 0;   ///< this job's shard ...
   std::size_t shard_count = 1;   ///< ... of this many
+  std::string html;              ///< also write the HTML report here ("" none)
 };
 
 /// What `odemocap info` was asked to do.

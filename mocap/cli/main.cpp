@@ -245,6 +245,9 @@ int main(int argc, char** argv) {
   validate->add_option("--format", validate_format, "text, json or jsonl (one object per file)")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
   validate->add_flag("--strict", validate_command.strict, "warnings fail too");
+  validate->add_option("--html", validate_command.html,
+                       "also write one self-contained HTML page: a sortable summary and, per "
+                       "file, a timeline per track showing where each finding lies");
   std::string report_level = "checks";
   validate
       ->add_option("--report", report_level,

@@ -1,5 +1,6 @@
 #include "batch.hpp"
 #include "commands.hpp"
+#include "html_report.hpp"
 #include "json_output.hpp"
 
 #include <cstdio>
@@ -203,6 +204,14 @@ int run_validate(const ValidateCommand& command, const LoadOptions& load,
                                : "errors and unreadable files fail; --strict: warnings too");
   }
   std::cout.flush();
+  if (!command.html.empty()) {
+    try {
+      save_html_report(command.html, reports, command.strict);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "odemocap validate: %s\n", e.what());
+      return 2;
+    }
+  }
   if (readable == 0) {
     std::fprintf(stderr, "odemocap validate: %s\n",
                  reports.empty() ? "no capture files found" : "no file could be read");
