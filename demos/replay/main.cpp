@@ -1,6 +1,7 @@
 // odemocap-replay: a capture replayed on kinematic ODE bodies against dynamic props, headless
 // (a summary, JSON metrics, a CSV trace) or in a window.
 #include "replay_scene.hpp"
+#include "plot.hpp"
 #include "report.hpp"
 #include "strike_scene.hpp"
 #ifdef ODEMOCAP_REPLAY_WINDOW
@@ -63,6 +64,7 @@ struct Arguments {
   bool headless = false;
   std::string metrics;
   std::string trace;
+  std::string plot;
   std::string screenshot;
   int frames = 60;
   std::string live; // natnet or qtm: drive the captured bodies from a stream
@@ -300,6 +302,7 @@ int run_headless(const Capture& capture, const Arguments& args, const std::vecto
     write_trace_header(trace);
   }
   std::vector<Metrics> runs;
+  std::vector<PlotRun> plotted;
   for (Drive drive : drives) {
     SceneOptions options;
     options.drive = drive;
@@ -315,8 +318,20 @@ int run_headless(const Capture& capture, const Arguments& args, const std::vecto
       }
     }
     runs.push_back(scene.metrics());
+    if (!args.plot.empty()) {
+      plotted.push_back({drive_name(drive), scene.series()});
+    }
   }
   print_summary(std::cout, info, runs);
+  if (!args.plot.empty()) {
+    std::ofstream svg(args.plot);
+    write_plot(svg, "odemocap-replay: " + info.capture, plotted);
+    svg.flush();
+    if (!svg) {
+      std::cerr << "odemocap-replay: cannot write " << args.plot << "\n";
+      return 2;
+    }
+  }
   return finish(args, to_json(info, runs), runs,
                 [](const Metrics& m) { return std::make_pair(m.nan_values, m.mode); });
 }
@@ -390,6 +405,9 @@ int main(int argc, char** argv) {
   app.add_flag("--headless", args.headless, "no window: simulate and print a summary");
   app.add_option("--metrics", args.metrics, "write the summary as JSON to this file");
   app.add_option("--trace", args.trace, "write every body's pose at every step to this CSV file");
+  app.add_option("--plot", args.plot,
+                 "headless capture scene: plot the hand lock gap, the chain's joint gap and the "
+                 "track error over time, one line per drive, as this SVG file");
   app.add_option("--screenshot", args.screenshot,
                  "window mode: render --frames frames, save the last as PNG, exit");
   app.add_option("--frames", args.frames, "frames to render before --screenshot (1 to 100000)")

@@ -529,16 +529,20 @@ void ReplayScene::measure_step() {
       ++m_.nan_values;
     }
   }
+  StepFigures figures;
+  figures.time = driver_->time();
   const auto& bones = character_->bones();
   for (std::size_t b = 0; b < bones.size(); ++b) {
     const Pose want = character_->target(b, driver_->time());
     const Pose have = body_pose(bones[b].body);
     const double angle = angle_between(have.q, want.q);
+    figures.track_error_deg = std::fmax(figures.track_error_deg, angle * 180 / k_pi);
     m_.track_error_max_m = std::fmax(m_.track_error_max_m, norm(have.p - want.p));
     m_.track_error_max_rad = std::fmax(m_.track_error_max_rad, angle);
     track_errors_deg_.push_back(static_cast<float>(angle * 180 / k_pi));
   }
   const auto gap = [&](double g) {
+    figures.chain_gap_m = std::fmax(figures.chain_gap_m, g);
     m_.chain_gap_max_m = std::fmax(m_.chain_gap_max_m, g);
     chain_gap_sum2_ += g * g;
     ++chain_gap_count_;
@@ -558,6 +562,7 @@ void ReplayScene::measure_step() {
   m_.rider_slip_max_m =
       std::fmax(m_.rider_slip_max_m, horizontal_distance(rider, rider_in_tray_.p));
   if (!hand_lock_) {
+    series_.push_back(figures);
     return;
   }
   for (dJointID ball : chain_balls_) {
@@ -568,6 +573,8 @@ void ReplayScene::measure_step() {
     gap(norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
   }
   const double lock_gap = hand_lock_->anchor_error();
+  figures.lock_gap_m = lock_gap;
+  series_.push_back(figures);
   m_.hand_lock_gap_max_m = std::fmax(m_.hand_lock_gap_max_m, lock_gap);
   lock_gap_sum2_ += lock_gap * lock_gap;
   const double angle = hand_lock_->angle_error() * 180.0 / k_pi;

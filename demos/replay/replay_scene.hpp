@@ -81,6 +81,14 @@ struct Metrics {
   double step_time_max_us = 0.0;
 };
 
+/// The per-step figures the summary aggregates, for plotting them over time.
+struct StepFigures {
+  double time = 0.0;            ///< s, after the step
+  double lock_gap_m = 0.0;      ///< hand lock anchor gap (0 without a chain)
+  double chain_gap_m = 0.0;     ///< largest ball-joint gap of the chain this step
+  double track_error_deg = 0.0; ///< largest captured body's angle off its target this step
+};
+
 class ReplayScene final : public Scene {
 public:
   /// Builds the scene; throws PluginError or MocapError when the capture cannot be used.
@@ -100,6 +108,8 @@ public:
   std::string label() const override { return drive_name(options_.drive); }
   /// The figures so far (averages and end-of-run values computed on the call).
   Metrics metrics() const;
+  /// The figures of every step so far.
+  const std::vector<StepFigures>& series() const { return series_; }
 
   const std::vector<Shape>& shapes() const override { return shapes_; }
   /// Named bodies for the trace: every body of the scene.
@@ -159,6 +169,7 @@ private:
   double lock_sum2_ = 0.0;
   double lock_gap_sum2_ = 0.0;
   std::vector<float> track_errors_deg_; ///< every body's angle off its target, every step
+  std::vector<StepFigures> series_;    ///< one entry per step
   double step_time_sum_us_ = 0.0;
 };
 
