@@ -152,9 +152,11 @@ Capture parse_vicon_csv(std::string_view text, std::string_view source,
 /// Acclaim ASF (skeleton) and AMC (motion) text: one track per bone at the bone's start (the
 /// joint it turns about), oriented by the bone's rotation from the rest pose, like a BVH
 /// joint; lengths are inches times the ASF's :units length (converted to metres); Y up. The
-/// rest pose becomes capture.skeleton() (offsets only, no channels). Throws LoadError.
+/// rest pose becomes capture.skeleton() (offsets only, no channels). Throws LoadError, naming
+/// `asf_source` for errors in the skeleton ("<source> (skeleton)" when empty).
 Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text,
-                      std::string_view source, const LoadOptions& options = {});
+                      std::string_view source, const LoadOptions& options = {},
+                      std::string_view asf_source = {});
 /// Xsens MVNX: one track per segment (quaternion w x y z and position in m per frame of type
 /// "normal", times from the "time" attribute in ms; Z up). Errors carry the byte offset.
 Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOptions& options = {});

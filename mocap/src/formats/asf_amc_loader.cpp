@@ -389,9 +389,10 @@ double asf_unit(const Asf& asf, double size, std::string& name, std::vector<std:
 } // namespace
 
 Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std::string_view source,
-                      const LoadOptions& options) {
+                      const LoadOptions& options, std::string_view asf_source) {
   detail::check_options(options, source);
-  const Reader asf_reader(std::string(source) + " (skeleton)");
+  const Reader asf_reader(asf_source.empty() ? std::string(source) + " (skeleton)"
+                                             : std::string(asf_source));
   const Reader r{std::string(source)};
   const Asf asf = parse_asf(asf_text, asf_reader);
   const std::vector<std::size_t> order = parents_first(asf, asf_reader);

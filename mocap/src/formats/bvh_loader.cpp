@@ -401,6 +401,64 @@ Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source) {
   return parse_skeleton(text, source, false, frame_lines, tolerated);
 }
 
+/// The number in a motion row most likely to have made a sample absurd: the channel value of
+/// the largest magnitude, with its text and 1-based column in the file's line.
+struct Culprit {
+  std::size_t column = 1;
+  std::string text;
+  std::string channel;
+  std::string joint;
+};
+
+Culprit culprit(const Skeleton& skeleton, std::string_view text, std::size_t frame,
+                std::size_t line) {
+  Culprit c;
+  std::size_t worst = 0;
+  double largest = -1.0;
+  for (std::size_t k = 0; k < skeleton.channel_count; ++k) {
+    const double v = std::fabs(skeleton.value(frame, k));
+    if (!(v <= largest)) {
+      largest = v;
+      worst = k;
+    }
+  }
+  // Only a value beyond what any capture holds is named; otherwise the cause is elsewhere
+  // (an absurd OFFSET in the hierarchy, the scale asked for) and the row is all we know.
+  if (largest < 1e6) {
+    return c;
+  }
+  for (const Joint& j : skeleton.joints) {
+    if (worst >= j.first_channel && worst < j.first_channel + j.channels.size()) {
+      c.joint = j.name;
+      c.channel = to_string(j.channels[worst - j.first_channel]);
+    }
+  }
+  // The line's text (only on this error path: a scan from the start is fine).
+  std::size_t start = 0;
+  for (std::size_t l = 1; l < line && start < text.size(); ++l) {
+    const std::size_t next = text.find('\n', start);
+    start = next == std::string_view::npos ? text.size() : next + 1;
+  }
+  const std::string_view row = text.substr(start, text.find('\n', start) - start);
+  std::size_t at = 0;
+  for (std::size_t k = 0;; ++k) {
+    while (at < row.size() && (row[at] == ' ' || row[at] == '\t')) {
+      ++at;
+    }
+    const std::size_t end = row.find_first_of(" \t\r", at);
+    const std::size_t stop = end == std::string_view::npos ? row.size() : end;
+    if (at >= row.size()) {
+      return c;
+    }
+    if (k == worst) {
+      c.column = at + 1;
+      c.text = std::string(row.substr(at, stop - at));
+      return c;
+    }
+    at = stop;
+  }
+}
+
 /// The capture rate a BVH's frame time stands for: 1 / frame time, or the whole number of Hz
 /// that the written frame time rounds (0.008333 s is 1/120 s written to 6 decimals, not
 /// 120.0048 Hz). The samples stay frame time apart: only the nominal rate is named.
@@ -484,9 +542,15 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
         tracks[k].append(time, conversion.apply(world[joint_of_track[k]]));
       }
     } catch (const MocapError& e) {
-      // Finite but absurd values (offsets near 1e308) overflow in forward kinematics.
-      throw LoadError(std::string(source), frame_lines[frame], 1,
-                      "frame " + std::to_string(frame) + ": " + e.what());
+      // Finite but absurd values (offsets near 1e308) overflow in forward kinematics, or give
+      // positions beyond the plausible: point at the number in the file that did it.
+      const Culprit c = culprit(skeleton, text, frame, frame_lines[frame]);
+      throw LoadError(std::string(source), frame_lines[frame], c.column,
+                      "frame " + std::to_string(frame) + ": " +
+                          (c.text.empty() ? std::string()
+                                          : "'" + c.text + "' (" + c.channel + " of '" +
+                                                c.joint + "') gives ") +
+                          e.what());
     }
   }
   Capture capture(std::move(info));

@@ -232,7 +232,7 @@ Capture parse_as(Format format, std::string_view text, std::string_view source,
                       "load the .amc from a file with its .asf beside it");
     }
     const std::string asf = read_file(options.skeleton_file, options.max_file_bytes);
-    return parse_asf_amc(asf, text, source, options);
+    return parse_asf_amc(asf, text, source, options, options.skeleton_file); // errors name it
   }
   case Format::Auto: break;
   }

@@ -1,6 +1,8 @@
 #include <odemocap/clip_blend.hpp>
 #include <odemocap/error.hpp>
 
+#include "checks.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -212,8 +214,8 @@ void ClipBlend::compute_frame(Frame& frame) {
 const std::vector<Pose>& ClipBlend::advance_to(double t) {
   const double now = time();
   if (!(t > now) || !std::isfinite(t)) {
-    throw MocapError("ClipBlend::advance_to: time " + std::to_string(t) +
-                     " s is not after the latest frame's, " + std::to_string(now) + " s");
+    throw MocapError("ClipBlend::advance_to: time " + detail::describe(t) +
+                     " s is not after the latest frame's, " + detail::describe(now) + " s");
   }
   step(t - now);
   const std::size_t next = (latest_ + 1) % frames_.size();

@@ -3,6 +3,7 @@
 #include <odemocap/qtm_rt.hpp>
 #include <odemocap/quat.hpp>
 
+#include "checks.hpp"
 #include "net/socket.hpp"
 
 #include <algorithm>
@@ -188,7 +189,7 @@ struct LiveStream::Impl {
         throw MocapError("NatNet server " + server.str() +
                          " did not answer a connect request "
                          "within " +
-                         std::to_string(settings.connect_timeout) + " s");
+                         detail::describe(settings.connect_timeout) + " s");
       }
     }
     // Names for the ids: Motive answers a model definitions request on the command socket.

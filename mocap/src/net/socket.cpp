@@ -1,3 +1,4 @@
+#include "checks.hpp"
 #include "net/socket.hpp"
 
 #include <odemocap/error.hpp>
@@ -202,7 +203,7 @@ TcpStream TcpStream::connect(const Endpoint& to, double timeout) {
     pollfd p{fd.get(), POLLOUT, 0};
     if (::poll(&p, 1, poll_timeout_ms(timeout)) <= 0) {
       throw MocapError("connecting to " + to.str() + ": no answer within " +
-                       std::to_string(timeout) + " s");
+                       detail::describe(timeout) + " s");
     }
     int err = 0;
     socklen_t n = sizeof err;

@@ -5,11 +5,13 @@
 #include "support/notes.hpp"
 #include "support/error_message.hpp"
 #include "support/reference_math.hpp"
+#include "support/scratch_dir.hpp"
 
 #include <odemocap/load.hpp>
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -153,6 +155,23 @@ TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
               load_capture(test::repo_data("cmu/131.asf"));
             }).find("load the .amc"),
             std::string::npos);
+}
+
+TEST(AsfAmc, AnErrorInTheSkeletonFileNamesTheSkeletonFile) {
+  // Loaded from files, a broken ASF beside a good AMC: the error names the .asf and its line,
+  // not the .amc the user asked for.
+  const std::filesystem::path dir = test::make_scratch_dir("odemocap_asf_");
+  std::string asf = slurp(test::repo_data("cmu/131.asf"));
+  asf.replace(asf.find("length 0.45"), 11, "length abc");
+  std::ofstream(dir / "131.asf", std::ios::binary) << asf;
+  std::ofstream(dir / "131_03.amc", std::ios::binary)
+      << slurp(test::repo_data("cmu/131_03_first3.amc"));
+  const std::string message = test::error_message<LoadError>(
+      [&] { load_capture((dir / "131_03.amc").string()); });
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(message.find("131.asf:"), std::string::npos) << message;
+  EXPECT_NE(message.find("not a number: 'abc'"), std::string::npos) << message;
+  EXPECT_EQ(message.find("131_03.amc"), std::string::npos) << message;
 }
 
 } // namespace

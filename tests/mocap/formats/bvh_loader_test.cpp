@@ -300,6 +300,23 @@ TEST(BvhLoader, TheUpAxisComesFromTheMotionNotTheRestPose) {
 
 // ---- the real CMU captures ----
 
+TEST(BvhLoader, AnAbsurdValueIsReportedAtItsOwnColumnWithItsText) {
+  const std::string bvh = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition "
+                          "Zposition\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: "
+                          "2\nFrame Time: 0.01\n0 0 0\n1  1e307 0\n";
+  LoadOptions options;
+  options.length_scale = 100; // 1e309: overflows
+  try {
+    parse_bvh(bvh, "absurd.bvh", options);
+    FAIL() << "loaded";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.line(), 15u);
+    EXPECT_EQ(e.column(), 4u); // "1  1e307": the value, not column 1
+    EXPECT_NE(std::string(e.what()).find("'1e307' (Yposition of 'a')"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BvhLoader, AFrameTimeThatIsNotARoundedWholeRateKeepsItsOwnRate) {
   const std::string bvh = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition "
                           "Zposition\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: "
