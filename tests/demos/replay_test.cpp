@@ -365,6 +365,38 @@ TEST(ReplayOnOtherCaptures, PropsThatLeaveTheSceneAreStoppedAndCounted) {
   EXPECT_EQ(run["nan_values"], 0);
 }
 
+TEST(ReplayOnOtherCaptures, ACaptureOfThousandsOfMarkersIsBoundedAndSaysSo) {
+  // 5000 markers, 1 s at 50 Hz, 1.2 m above the floor: each track would be a body.
+  const fs::path dir = scratch("markers");
+  {
+    std::ofstream csv(dir / "crowd.csv");
+    csv << "time";
+    for (int m = 0; m < 5000; ++m) {
+      csv << ",m" << m << ".x,m" << m << ".y,m" << m << ".z";
+    }
+    csv << '\n';
+    for (int i = 0; i <= 50; ++i) {
+      csv << i * 0.02;
+      for (int m = 0; m < 5000; ++m) {
+        csv << ',' << 0.001 * (m % 100) << ',' << 0.001 * (m / 100) + 0.01 * i << ",1.2";
+      }
+      csv << '\n';
+    }
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const Outcome r = run(dir, "--headless --seconds 0.5 --unit m --capture '" +
+                                 (dir / "crowd.csv").string() + "'");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("has 5000 tracks; replaying the first 500 (--max-tracks)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("500 tracks"), std::string::npos) << r.out;
+  EXPECT_LT(seconds, 60.0); // bounded: not minutes
+  fs::remove_all(dir);
+}
+
 TEST(ReplayOutputs, UnreadableCaptureIsReportedWithItsName) {
   const fs::path dir = scratch("bad");
   std::ofstream(dir / "broken.bvh") << "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0\n";
