@@ -519,7 +519,7 @@ TEST_F(Validate, ExitStatusHelpAndReadmeAgree) {
   EXPECT_EQ(run("validate --strict '" + d.string() + "'").status, 1);
   std::ofstream(d / "broken.csv") << "time,b.x,b.y,b.z,b.qw,b.qx,b.qy,b.qz\n0,1,2,three,1,0,0,0\n";
   EXPECT_EQ(run("validate '" + d.string() + "'").status, 1); // an unreadable file fails
-  const std::string readme = slurp(std::string(ODEMOCAP_REPO_DATA_DIR) + "/../README.md");
+  const std::string readme = slurp(std::string(ODEMOCAP_REPO_DATA_DIR) + "/../mocap/README.md");
   EXPECT_NE(readme.find("warnings and infos do not fail unless `--strict`"), std::string::npos);
 }
 

@@ -46,7 +46,7 @@ private:
 enum class Format {
   Auto,         ///< decide from the content
   Bvh,          ///< Biovision hierarchy
-  RigidBodyCsv, ///< generic rigid-body CSV (see README: header naming columns)
+  RigidBodyCsv, ///< generic rigid-body CSV (see mocap/README.md: a header naming the columns)
   MotiveCsv,    ///< OptiTrack Motive CSV export
   C3d,          ///< C3D (Intel or DEC): markers as position-only tracks, ROTATION group as bodies
   QualisysTsv,  ///< Qualisys Track Manager TSV export: 6D (rigid bodies) or 3D (markers)
@@ -102,7 +102,7 @@ struct LoadOptions {
   /// ASF/AMC: the .asf skeleton of an .amc; empty: <subject>.asf beside <subject>_<trial>.amc,
   /// or the only .asf in the AMC's directory.
   std::string skeleton_file;
-  /// BVH: how root position channels combine with the OFFSET (see README, "BVH").
+  /// BVH: how root position channels combine with the OFFSET (see mocap/README.md, "BVH").
   BvhRootPositions bvh_root_positions = BvhRootPositions::Auto;
   /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated: a BVH `Frames:`
   /// that disagrees with the rows, a C3D data block cut short or with a DATA_START of 0.

@@ -168,7 +168,7 @@ double press_and_slide(double depth, double speed, double heading, double yaw, d
 
 TEST(SoftFollowerRandomCases, AHandPressedIntoATableAndSlidingStaysOnIt) {
   for (const bool quick : {true, false}) {
-    for (const double max_torque : {5.0, 20.0}) { // the README's example and the default
+    for (const double max_torque : {5.0, 20.0}) { // plugin/README.md's example and the default
       Random random(quick ? 31 : 32);
       double worst = 0.0;
       for (int i = 0; i < 12; ++i) {
