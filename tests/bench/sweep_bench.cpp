@@ -16,6 +16,21 @@ namespace {
 
 using namespace odemocap::bench;
 
+/// The guard's time against the step's, per step, and what it did.
+void report(benchmark::State& state, const odemocap::SweepGuard& guard, double sweeping,
+            double quick_step, int guarded) {
+  const double n = static_cast<double>(state.iterations());
+  const odemocap::SweepStats& s = guard.stats();
+  state.counters["guard_us"] = sweeping / n * 1e6;
+  state.counters["quickstep_us"] = quick_step / n * 1e6;
+  state.counters["pct_of_quickstep"] = 100.0 * sweeping / quick_step;
+  state.counters["pairs_per_step"] = static_cast<double>(s.pairs_swept) / n;
+  state.counters["speculative_per_step"] = static_cast<double>(s.speculative_contacts) / n;
+  state.counters["swept_bodies_per_step"] = guarded - static_cast<double>(s.slow) / n;
+  state.counters["sub_steps_max"] = s.sub_steps_max;
+  state.counters["touching_per_step"] = static_cast<double>(s.touching) / n;
+}
+
 void guard_31_bones_100_boxes(benchmark::State& state) {
   CaptureScene scene(capture_path(), 100);
   odemocap::SweepGuard guard(scene.world, scene.space, scene.contacts);
@@ -34,14 +49,7 @@ void guard_31_bones_100_boxes(benchmark::State& state) {
     sweeping += seconds(t0, t1);
     quick_step += seconds(t1, t2);
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["guard_us"] = sweeping / n * 1e6;
-  state.counters["quickstep_us"] = quick_step / n * 1e6;
-  state.counters["pct_of_quickstep"] = 100.0 * sweeping / quick_step;
-  state.counters["pairs_per_step"] = static_cast<double>(guard.stats().pairs_swept) / n;
-  state.counters["speculative_per_step"] =
-      static_cast<double>(guard.stats().speculative_contacts) / n;
-  state.counters["swept_bodies_per_step"] = 31.0 - static_cast<double>(guard.stats().slow) / n;
+  report(state, guard, sweeping, quick_step, 31);
 }
 BENCHMARK(guard_31_bones_100_boxes)->Unit(benchmark::kMicrosecond);
 
@@ -166,16 +174,7 @@ void guard_30_fast_capsules_100_props(benchmark::State& state) {
     sweeping += seconds(t0, t1) + seconds(t2, t3);
     quick_step += seconds(t1, t2);
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["guard_us"] = sweeping / n * 1e6;
-  state.counters["quickstep_us"] = quick_step / n * 1e6;
-  state.counters["pct_of_quickstep"] = 100.0 * sweeping / quick_step;
-  state.counters["pairs_per_step"] = static_cast<double>(guard.stats().pairs_swept) / n;
-  state.counters["speculative_per_step"] =
-      static_cast<double>(guard.stats().speculative_contacts) / n;
-  state.counters["swept_bodies_per_step"] = 30.0 - static_cast<double>(guard.stats().slow) / n;
-  state.counters["sub_steps_max"] = guard.stats().sub_steps_max;
-  state.counters["touching_per_step"] = static_cast<double>(guard.stats().touching) / n;
+  report(state, guard, sweeping, quick_step, 30);
 }
 BENCHMARK(guard_30_fast_capsules_100_props)->Unit(benchmark::kMicrosecond);
 

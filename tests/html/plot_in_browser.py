@@ -12,7 +12,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_in_browser import png_pixels  # noqa: E402  (the PNG decoder written there)
+from report_in_browser import png_pixels, screenshot  # noqa: E402  (written there)
 
 SVG = "{http://www.w3.org/2000/svg}"
 DRIVE_COLOURS = [(0x1e, 0x88, 0xe5), (0xd8, 0x1b, 0x60), (0x43, 0xa0, 0x47), (0xf4, 0x51, 0x1e)]
@@ -42,10 +42,7 @@ def main():
         print("no chromium: the rendering is not checked")
         return 77
     png = os.path.join(work, "replay.png")
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={png}", f"--window-size={int(width)},{int(height)}",
-                    "file://" + plot],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
+    screenshot(chromium, "file://" + plot, png, int(width), int(height))
     _, _, rows = png_pixels(png)
     pixels = [p for row in rows for p in row]
     ink = sum(1 for p in pixels if min(p) < 200) / len(pixels)

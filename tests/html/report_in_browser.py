@@ -89,6 +89,13 @@ def png_pixels(path):
     return width, height, rows
 
 
+def screenshot(chromium, url, png, width, height):
+    """Renders `url` with headless Chromium into `png` at width x height pixels."""
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--screenshot={png}", f"--window-size={width},{height}", url],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
+
+
 def main():
     odemocap, work, data = sys.argv[1], sys.argv[2], sys.argv[3:]
     os.makedirs(work, exist_ok=True)
@@ -114,9 +121,7 @@ def main():
         print("no chromium: the rendering is not checked")
         return 77
     png = os.path.join(work, "report.png")
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={png}", "--window-size=1280,1400", "file://" + report],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
+    screenshot(chromium, "file://" + report, png, 1280, 1400)
     width, height, rows = png_pixels(png)
     pixels = [p for row in rows for p in row]
     ink = sum(1 for p in pixels if min(p) < 200) / len(pixels)

@@ -11,6 +11,18 @@
 
 namespace odemocap::test {
 
+/// Height (world z, m) of the lowest corner of a box of `sides` (m) carried by `body`.
+inline double lowest_corner(dBodyID body, const Vec3& sides) {
+  double low = INFINITY;
+  for (int k = 0; k < 8; ++k) {
+    dVector3 w;
+    dBodyGetRelPointPos(body, (k & 1 ? 0.5 : -0.5) * sides.x, (k & 2 ? 0.5 : -0.5) * sides.y,
+                        (k & 4 ? 0.5 : -0.5) * sides.z, w);
+    low = std::fmin(low, w[2]);
+  }
+  return low;
+}
+
 class OdeScene {
 public:
   explicit OdeScene(double gravity_z = -9.81) {

@@ -108,6 +108,16 @@ public:
       }
     }
   }
+  /// A random unit vector perpendicular to the unit vector n.
+  Vec3 perpendicular_unit(const Vec3& n) {
+    for (;;) {
+      const Vec3 v = unit_vector();
+      const Vec3 p = v - dot(v, n) * n;
+      if (norm(p) > 0.1) {
+        return p / norm(p);
+      }
+    }
+  }
   /// Uniformly distributed rotation (normalised 4-D Gaussian).
   Quat rotation() {
     std::normal_distribution<double> n;

@@ -120,18 +120,6 @@ TEST(SoftFollower, AStepWhoseSolveFailedIsUndone) {
 constexpr double k_table_top = 0.75;
 const Vec3 k_hand_sides{0.1, 0.08, 0.03};
 
-double lowest_corner(dBodyID body) {
-  double low = INFINITY;
-  for (int k = 0; k < 8; ++k) {
-    const Vec3 corner{(k & 1 ? 0.5 : -0.5) * k_hand_sides.x, (k & 2 ? 0.5 : -0.5) * k_hand_sides.y,
-                      (k & 4 ? 0.5 : -0.5) * k_hand_sides.z};
-    dVector3 w;
-    dBodyGetRelPointPos(body, corner.x, corner.y, corner.z, w);
-    low = std::fmin(low, w[2]);
-  }
-  return low;
-}
-
 /// A 0.4 kg hand captured `depth` below the table top (so the follower presses it down with
 /// all it has), sliding at `speed` along `heading` for 1.5 s, turned `yaw` about the vertical.
 /// Returns the deepest any corner went into the table (m).
@@ -161,7 +149,7 @@ double press_and_slide(double depth, double speed, double heading, double yaw, d
   for (int i = 0; i < static_cast<int>(1.75 / k_h); ++i) {
     driver.prestep(k_h);
     scene.step(k_h);
-    deepest = std::fmax(deepest, k_table_top - lowest_corner(hand));
+    deepest = std::fmax(deepest, k_table_top - test::lowest_corner(hand, k_hand_sides));
   }
   return deepest;
 }

@@ -202,18 +202,6 @@ struct TableRun {
 
 enum class HandKind { Kinematic, Follower, PerAxisMotor };
 
-double lowest_corner(dBodyID body) {
-  double low = INFINITY;
-  for (int k = 0; k < 8; ++k) {
-    const Vec3 corner{(k & 1 ? 0.5 : -0.5) * k_hand_sides.x, (k & 2 ? 0.5 : -0.5) * k_hand_sides.y,
-                      (k & 4 ? 0.5 : -0.5) * k_hand_sides.z};
-    dVector3 w;
-    dBodyGetRelPointPos(body, corner.x, corner.y, corner.z, w);
-    low = std::fmin(low, w[2]);
-  }
-  return low;
-}
-
 TableRun sweep_through_table(HandKind kind, double max_force, bool quick = true) {
   OdeScene scene;
   scene.quick = quick;
@@ -258,7 +246,8 @@ TableRun sweep_through_table(HandKind kind, double max_force, bool quick = true)
     t += k_h;
     const bool over_table = std::fabs(dBodyGetPosition(hand)[0]) < 0.5;
     if (over_table) {
-      r.penetration_max_m = std::fmax(r.penetration_max_m, k_table_top - lowest_corner(hand));
+      r.penetration_max_m =
+          std::fmax(r.penetration_max_m, k_table_top - test::lowest_corner(hand, k_hand_sides));
     }
     const Vec3 f = follower ? follower->feedback().force1 : vec3_from_ode(motor_feedback.f1);
     r.force_max_n = std::fmax(r.force_max_n, norm(f));

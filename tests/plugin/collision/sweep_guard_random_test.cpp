@@ -40,16 +40,6 @@ void set_pose(dBodyID b, const Vec3& p, const Quat& q) {
   dBodySetQuaternion(b, o);
 }
 
-Vec3 perpendicular_unit(Random& random, const Vec3& n) {
-  for (;;) {
-    const Vec3 v = random.unit_vector();
-    const Vec3 p = v - dot(v, n) * n;
-    if (norm(p) > 0.1) {
-      return p / norm(p);
-    }
-  }
-}
-
 // ---- A hand through a free thin plate, at any incidence -------------------------------------
 
 constexpr double k_plate_half = 0.15; // m: a 30 x 30 cm plate
@@ -69,7 +59,7 @@ PlateCase plate_case(Random& random, double incidence) {
   c.mass = random.uniform(0.1, 2.0);
   c.radius = random.uniform(0.02, 0.05);
   const Vec3 n = rotate(c.plate, Vec3{0, 0, 1});
-  const Vec3 t = perpendicular_unit(random, n);
+  const Vec3 t = random.perpendicular_unit(n);
   const double speed = random.uniform(20.0, 80.0);
   const Vec3 direction = -std::cos(incidence) * n + std::sin(incidence) * t;
   c.velocity = speed * direction;
@@ -211,7 +201,8 @@ StickRun throw_stick(unsigned seed) {
     const double radius = random.uniform(0.015, 0.04);
     const Vec3 axis = (b - a) / norm(b - a);
     const Vec3 at = a + random.uniform(0.0, 1.0) * (b - a) +
-                    random.uniform(0.0, k_stick_r + radius + 0.03) * perpendicular_unit(random, axis);
+                    random.uniform(0.0, k_stick_r + radius + 0.03) *
+                        random.perpendicular_unit(axis);
     Vec3 a0, b0;
     stick.ends(0.0, a0, b0);
     bool clear = distance_to_segment(at, a0, b0) > k_stick_r + radius + 0.01;

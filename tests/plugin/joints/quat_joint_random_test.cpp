@@ -52,16 +52,6 @@ void set_orientation(dBodyID body, const Quat& q) {
   dBodySetQuaternion(body, o);
 }
 
-Vec3 perpendicular_unit(Random& random, const Vec3& n) {
-  for (;;) {
-    const Vec3 v = random.unit_vector();
-    const Vec3 p = v - dot(v, n) * n;
-    if (norm(p) > 0.1) {
-      return p / norm(p);
-    }
-  }
-}
-
 /// One random case: the orientation the joint holds, the error rotation applied (world
 /// frame), the hinge axis (world), and which side of the joint the box is on.
 struct Case {
@@ -79,7 +69,7 @@ Case random_case(Random& random, double angle, Holder holder) {
   c.held = random.rotation();
   c.hinge_axis = random.unit_vector();
   c.error_axis =
-      holder == Holder::Hinge ? perpendicular_unit(random, c.hinge_axis) : random.unit_vector();
+      holder == Holder::Hinge ? random.perpendicular_unit(c.hinge_axis) : random.unit_vector();
   c.angle = angle;
   c.box_is_body1 = random.uniform(0.0, 1.0) < 0.5;
   return c;
