@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +41,17 @@ struct ViewState {
   double last_x = 0.0;
   double last_y = 0.0;
 };
+
+/// Where each prop was first drawn: a prop 2 cm or more from there has been struck (or pushed)
+/// and is drawn in `k_struck`, so that what was hit and what was missed can be told apart.
+using FirstSeen = std::map<dGeomID, Vec3>;
+const GLfloat k_struck[3] = {1.0f, 1.0f, 0.0f};
+
+bool moved(FirstSeen& first_seen, dGeomID geom) {
+  const Vec3 now = vec3_from_ode(dGeomGetPosition(geom));
+  const auto [it, added] = first_seen.emplace(geom, now);
+  return !added && norm(now - it->second) >= 0.02;
+}
 
 void color_of(Role role) {
   switch (role) {
@@ -263,7 +276,8 @@ std::vector<std::unique_ptr<Scene>> make_scenes(const Capture& capture, const Sc
 }
 
 void render(const std::vector<std::unique_ptr<Scene>>& scenes, GLUquadric* quadric,
-            const Camera& camera, int width, int height, const std::vector<std::string>& status) {
+            const Camera& camera, int width, int height, const std::vector<std::string>& status,
+            FirstSeen& first_seen) {
   glViewport(0, 0, width, height);
   glClearColor(0.93f, 0.95f, 0.98f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -286,8 +300,16 @@ void render(const std::vector<std::unique_ptr<Scene>>& scenes, GLUquadric* quadr
   for (std::size_t i = 0; i < scenes.size(); ++i) {
     glPushMatrix();
     glTranslated(k_compare_spacing * static_cast<double>(i), 0, 0);
+    int stacked = 0;
     for (const Shape& shape : scenes[i]->shapes()) {
       color_of(shape.role);
+      if (shape.role == Role::Stack && stacked++ % 2 == 1) {
+        glColor3f(0.78f, 0.62f, 0.95f); // every other box lighter: a stack, not one pillar
+      }
+      if ((shape.role == Role::Prop || shape.role == Role::Stack) &&
+          moved(first_seen, shape.geom)) {
+        glColor3fv(k_struck);
+      }
       draw_geom(quadric, shape.geom);
     }
     glPopMatrix();
@@ -340,6 +362,12 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   auto scenes = make_scenes(capture, current, view.compare, view.strike);
   int frame = 0;
   int status = 0;
+  FirstSeen first_seen;
+  // The rate the simulation really keeps (simulated over wall-clock seconds, over the last
+  // half second): software GL can hold a fifth of the speed asked for.
+  auto clock_mark = std::chrono::steady_clock::now();
+  double sim_mark = 0.0;
+  double real_speed = -1.0;
   while (glfwWindowShouldClose(window) == 0) {
     if (state.restart || state.next_mode) {
       if (state.next_mode && !view.compare && !view.strike) {
@@ -354,6 +382,9 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
       }
       if (state.restart) {
         scenes = make_scenes(capture, current, view.compare, view.strike);
+        first_seen.clear();
+        sim_mark = 0.0;
+        clock_mark = std::chrono::steady_clock::now();
       }
       state.restart = state.next_mode = false;
     }
@@ -371,15 +402,28 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
     int width = 0;
     int height = 0;
     glfwGetFramebufferSize(window, &width, &height);
-    char line[200];
-    std::snprintf(line, sizeof line, "T %.2f S   MODE %s   SPEED %gX%s", scenes.front()->time(),
+    const auto now = std::chrono::steady_clock::now();
+    const double wall = std::chrono::duration<double>(now - clock_mark).count();
+    if (wall >= 0.5) {
+      real_speed = state.paused ? -1.0 : (scenes.front()->time() - sim_mark) / wall;
+      sim_mark = scenes.front()->time();
+      clock_mark = now;
+    }
+    char real[40] = "";
+    if (real_speed >= 0.0 && real_speed < 0.95 * state.speed) {
+      std::snprintf(real, sizeof real, " (RUNNING AT %.2fX)", real_speed);
+    }
+    char line[240];
+    std::snprintf(line, sizeof line, "T %.2f S   MODE %s   SPEED %gX%s%s", scenes.front()->time(),
                   view.strike    ? "GUARD OFF | GUARD ON, LEFT TO RIGHT"
                   : view.compare ? "GEODESIC | LINEAR | TELEPORT | SOFT, LEFT TO RIGHT"
                                  : drive_name(current.drive),
-                  state.speed, state.paused ? "   PAUSED" : "");
+                  state.speed, real, state.paused ? "   PAUSED" : "");
     render(scenes, quadric, state.camera, width, height,
            {line, "SPACE PAUSE   N STEP   M MODE   R RESTART   +/- SPEED   DRAG ORBIT   "
-                  "SCROLL ZOOM"});
+                  "SCROLL ZOOM   ESC QUIT",
+            "YELLOW: PROPS STRUCK OR PUSHED"},
+           first_seen);
     ++frame;
     if (screenshot && frame >= view.frames) {
       if (!save_png(view.screenshot, width, height)) {
