@@ -123,6 +123,11 @@ public:
 
 private:
   struct Scratch;
+  /// Sub-steps that keep a point `radius` (m) from a centre turning by `turn` (rad) within the
+  /// tolerance of its arc.
+  int sub_steps(double turn, double radius);
+  /// Gathers this step's dynamic geoms and their boxes over the step, once per step.
+  void gather_dynamic(double h);
   bool prepare(dBodyID body, double h);
   void sweep_against(dBodyID body, dGeomID other, double h);
   void sweep_body(dBodyID body, double h);

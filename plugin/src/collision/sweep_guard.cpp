@@ -572,6 +572,29 @@ int SweepGuard::collide(double h) {
   return added_;
 }
 
+int SweepGuard::sub_steps(double turn, double radius) {
+  // A point at distance `radius` turning by phi strays from its chord by
+  // radius (1 - cos(phi / 2)); keep that within the tolerance (capped at max_sub_steps).
+  if (!(turn > 0.0) || !(settings_.tolerance < 2.0 * radius)) {
+    return 1;
+  }
+  const double phi = 2.0 * std::acos(1.0 - settings_.tolerance / radius);
+  const double needed = std::ceil(turn / phi);
+  if (needed > settings_.max_sub_steps) {
+    ++stats_.sub_step_limit;
+  }
+  return std::max(1, static_cast<int>(std::min<double>(needed, settings_.max_sub_steps)));
+}
+
+void SweepGuard::gather_dynamic(double h) {
+  Scratch& x = *scratch_;
+  if (!x.dynamic_ready) {
+    x.dynamic.clear();
+    collect_dynamic(space_, h, x.dynamic);
+    x.dynamic_ready = true;
+  }
+}
+
 bool SweepGuard::prepare(dBodyID body, double h) {
   Scratch& x = *scratch_;
   x.balls.clear();
@@ -602,19 +625,7 @@ bool SweepGuard::prepare(dBodyID body, double h) {
     ++stats_.slow;
     return false;
   }
-  // Sub-steps: a point at distance `reach` turning by phi strays from its chord by
-  // reach (1 - cos(phi / 2)); keep that within the tolerance.
-  const double turn = norm(w) * h;
-  int k_steps = 1;
-  if (turn > 0.0 && settings_.tolerance < 2.0 * reach) {
-    const double phi = 2.0 * std::acos(1.0 - settings_.tolerance / reach);
-    const double needed = std::ceil(turn / phi);
-    if (needed > settings_.max_sub_steps) {
-      ++stats_.sub_step_limit;
-    }
-    k_steps = static_cast<int>(std::min<double>(needed, settings_.max_sub_steps));
-    k_steps = std::max(k_steps, 1);
-  }
+  const int k_steps = sub_steps(norm(w) * h, reach);
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   x.k_steps = k_steps;
   x.poses.resize(static_cast<std::size_t>(k_steps) + 1);
@@ -645,11 +656,7 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
   Scratch& x = *scratch_;
   // Broad phase: the box around the swept volume against each dynamic geom's box over the
   // step (gathered once per step, when the first body needs them).
-  if (!x.dynamic_ready) {
-    x.dynamic.clear();
-    collect_dynamic(space_, h, x.dynamic);
-    x.dynamic_ready = true;
-  }
+  gather_dynamic(h);
   for (const Dynamic& d : x.dynamic) {
     if (d.body == body || !overlaps(d.box, x.low, x.high) ||
         dAreConnectedExcluding(d.body, body, dJointTypeContact)) {
@@ -661,11 +668,7 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
 
 void SweepGuard::sweep_into_static(double h) {
   Scratch& x = *scratch_;
-  if (!x.dynamic_ready) {
-    x.dynamic.clear();
-    collect_dynamic(space_, h, x.dynamic);
-    x.dynamic_ready = true;
-  }
+  gather_dynamic(h);
   x.movers.clear();
   for (const Dynamic& d : x.dynamic) {
     const int kind = dGeomGetClass(d.geom);
@@ -716,20 +719,8 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   // spinning plate's rim comes round to meet the sphere. Sub-steps so that the path of a
   // point at distance rho from the target's origin strays from its chords by at most the
   // tolerance, as for the swept body's own turn.
-  int k_steps = x.k_steps;
-  const double turn = norm(target.spin) * h;
-  if (turn > 0.0) {
-    const double rho =
-        norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h;
-    if (settings_.tolerance < 2.0 * rho) {
-      const double phi = 2.0 * std::acos(1.0 - settings_.tolerance / rho);
-      const double needed = std::ceil(turn / phi);
-      if (needed > settings_.max_sub_steps) {
-        ++stats_.sub_step_limit;
-      }
-      k_steps = std::max(k_steps, static_cast<int>(std::min<double>(needed, settings_.max_sub_steps)));
-    }
-  }
+  const double rho = norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h;
+  const int k_steps = std::max(x.k_steps, sub_steps(norm(target.spin) * h, rho));
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept
   // body's pose: both turn by a fixed rotation per sub-step, composed rather than recomputed.
