@@ -187,17 +187,22 @@ BlendScene make_blend(const Arguments& args) {
   const Capture run = load(args, args.run);
   std::vector<LoopClip> clips;
   for (const Capture* capture : {&walk, &run}) {
-    LoopClipOptions cut;
-    const Track& first = capture->tracks().front();
-    cut.start_time = first.start_time() + 0.5 * first.median_interval();
-    clips.emplace_back(*capture, cut);
+    // Every cut option at its default: a rest-pose first frame skipped, the cleanest cycle.
+    clips.emplace_back(*capture);
+    const LoopClip& clip = clips.back();
+    for (const std::string& warning : clip.warnings()) {
+      std::fprintf(stderr, "odemocap-replay: warning: %s: %s\n", clip.name().c_str(),
+                   warning.c_str());
+    }
   }
   const LoopClip& w = clips.front();
   const LoopClip& r = clips.back();
-  std::printf("walk/run blend: %s walks %.2f m/s (cycle %.3f s, footfalls at %.3f s), %s runs "
-              "%.2f m/s (cycle %.3f s, footfalls at %.3f s); speed ramps over %.1f s\n",
-              args.walk.c_str(), w.speed(), w.duration(), w.events().back(), args.run.c_str(),
-              r.speed(), r.duration(), r.events().back(), args.ramp);
+  std::printf("walk/run blend: %s walks %.2f m/s (cycle %zu of %zu, %.3f s, footfalls at %.3f s), "
+              "%s runs %.2f m/s (cycle %zu of %zu, %.3f s, footfalls at %.3f s); speed ramps "
+              "over %.1f s; feet locked where they stand (FootLock::Blended)\n",
+              args.walk.c_str(), w.speed(), w.cycle() + 1, w.cycles(), w.duration(),
+              w.events().back(), args.run.c_str(), r.speed(), r.cycle() + 1, r.cycles(),
+              r.duration(), r.events().back(), args.ramp);
   const double walking = 1.0, running = 1.5;
   const double walk_speed = w.speed(), run_speed = r.speed(), ramp = args.ramp;
   const auto speed = [=](double t) {

@@ -39,6 +39,10 @@ struct FootfallOptions {
 /// the track (invalid samples) ends a stance. Throws MocapError for invalid options.
 std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOptions& options = {});
 
+/// Stances (in time order) with those separated by less than `min_swing` (s) joined into one:
+/// a foot that lifts for less than that was not stepping, noise broke its stance.
+std::vector<Stance> merge_stances(const std::vector<Stance>& stances, double min_swing);
+
 /// Names of the capture's foot tracks (named foot, ankle, heel or toe, any case), in track order.
 std::vector<std::string> foot_tracks(const Capture& capture);
 

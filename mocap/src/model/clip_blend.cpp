@@ -2,7 +2,9 @@
 #include <odemocap/error.hpp>
 
 #include "checks.hpp"
+#include "model/leg_ik.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -32,6 +34,75 @@ Pair pair_of(double b, std::size_t clips) {
     return {clips - 1, 0.0}; // b at the last clip
   }
   return {i, b - static_cast<double>(i)};
+}
+
+/// The part of v along the ground (`up` unit).
+Vec3 flat(const Vec3& v, const Vec3& up) {
+  return v - dot(v, up) * up;
+}
+
+/// 0 to 1 with zero slope at both ends (x clamped to [0, 1]).
+double ease(double x) {
+  const double u = std::clamp(x, 0.0, 1.0);
+  return u * u * (3.0 - 2.0 * u);
+}
+
+/// The unified cycle phase of clip time t (s, any number of cycles on): whole cycles times the
+/// segments per cycle, plus the segment and the fraction of it.
+double phase_of(const LoopClip& clip, double t) {
+  const auto& events = clip.events();
+  const double cycles = std::floor(t / clip.duration());
+  const double s = t - cycles * clip.duration();
+  std::size_t k = 0;
+  while (k + 1 < events.size() && events[k + 1] <= s) {
+    ++k;
+  }
+  const double end = k + 1 < events.size() ? events[k + 1] : clip.duration();
+  return cycles * static_cast<double>(events.size()) + static_cast<double>(k) +
+         (s - events[k]) / (end - events[k]);
+}
+
+/// A track of one bone of a loop played for three cycles at its frame rate.
+Track played(const LoopClip& clip, std::size_t bone) {
+  Track out(clip.bones()[bone]);
+  std::vector<Pose> poses;
+  for (std::size_t i = 0; i <= 3 * clip.frame_count(); ++i) {
+    const double t = static_cast<double>(i) * clip.frame_time();
+    clip.poses(t, poses);
+    out.append(t, poses[bone]);
+  }
+  return out;
+}
+
+/// The time in [start, end] at which a stance's pin should pass from the ankle to the toe: the
+/// one that minimises the ground travel of the ankle before it plus the toe's after it.
+double pivot_switch(const Track& ankle, const Track& toe, double start, double end,
+                    const Vec3& up) {
+  std::size_t first = 0;
+  while (first < ankle.size() && ankle.time(first) < start) {
+    ++first;
+  }
+  std::size_t last = first;
+  while (last + 1 < ankle.size() && ankle.time(last + 1) <= end) {
+    ++last;
+  }
+  // Travel of the toe from each frame to the end, then sweep the split forwards.
+  double toe_after = 0.0;
+  for (std::size_t i = first; i < last; ++i) {
+    toe_after += norm(flat(toe.position(i + 1) - toe.position(i), up));
+  }
+  double ankle_before = 0.0;
+  double best = toe_after;
+  std::size_t split = first;
+  for (std::size_t i = first; i < last; ++i) {
+    ankle_before += norm(flat(ankle.position(i + 1) - ankle.position(i), up));
+    toe_after -= norm(flat(toe.position(i + 1) - toe.position(i), up));
+    if (ankle_before + toe_after < best) {
+      best = ankle_before + toe_after;
+      split = i + 1;
+    }
+  }
+  return ankle.time(std::min(split, ankle.size() - 1));
 }
 
 class BlendBoneSource final : public PoseSource {
@@ -64,7 +135,7 @@ ClipBlend::ClipBlend(std::vector<LoopClip> clips) : ClipBlend(std::move(clips), 
     origins_[x] = compose(start, inverse(clips_[x].start_ground(), up_), up_);
   }
   ground_ = start;
-  compute_frame(frames_[latest_]);
+  compute_frame(frames_[latest_], 0.0);
 }
 
 ClipBlend::ClipBlend(std::vector<LoopClip> clips, const GroundFrame& start)
@@ -108,8 +179,79 @@ ClipBlend::ClipBlend(std::vector<LoopClip> clips, const GroundFrame& start)
   }
   scratch_local_.resize(clips_.size());
   scratch_ground_.resize(clips_.size());
-  compute_frame(frames_[latest_]);
+  init_feet();
+  compute_frame(frames_[latest_], 0.0);
   frames_[latest_].time = 0.0;
+}
+
+void ClipBlend::init_feet() {
+  const LoopClip& first = clips_.front();
+  const Vec3& up = up_;
+  floor_.assign(bones_, -INFINITY);
+  feet_.assign(first.feet().size(), Foot{});
+  for (std::size_t f = 0; f < feet_.size(); ++f) {
+    Foot& foot = feet_[f];
+    const int bone = first.find(first.feet()[f]);
+    detail::Leg leg;
+    foot.event = static_cast<std::size_t>(
+        std::find(first.event_feet().begin(), first.event_feet().end(), f) -
+        first.event_feet().begin());
+    if (bone < 0 || foot.event >= segments_ ||
+        !detail::find_leg(first.parents(), static_cast<std::size_t>(bone), leg)) {
+      continue;
+    }
+    foot.lockable = true;
+    foot.hip = leg.hip;
+    foot.knee = leg.knee;
+    foot.ankle = leg.foot;
+    foot.below = leg.below;
+    foot.toe = leg.below.empty() ? leg.foot : leg.below.front();
+    std::vector<std::size_t> watched{foot.ankle};
+    watched.insert(watched.end(), foot.below.begin(), foot.below.end());
+    for (const LoopClip& clip : clips_) {
+      FootfallOptions options;
+      options.metres_per_unit = clip.metres_per_unit();
+      const LoopClipOptions defaults;
+      const Track ankle = played(clip, foot.ankle);
+      const Track toe = played(clip, foot.toe);
+      for (std::size_t b : watched) {
+        const Track& track = b == foot.ankle ? ankle : b == foot.toe ? toe : played(clip, b);
+        double low = INFINITY;
+        for (std::size_t i = 0; i < track.size(); ++i) {
+          low = std::min(low, dot(track.position(i), up));
+        }
+        floor_[b] = floor_[b] == -INFINITY ? low : std::min(floor_[b], low);
+      }
+      // The stance that starts at the footfall in the middle cycle, and the toe's after it.
+      const double footfall = clip.duration() + clip.events()[foot.event];
+      const double landing = phase_of(clip, footfall);
+      const auto stances = [&](const Track& track) {
+        return merge_stances(detect_stances(track, clip.up_axis(), options), defaults.min_swing);
+      };
+      double heel_end = footfall;
+      double nearest = 0.1 * clip.duration();
+      for (const Stance& st : stances(ankle)) {
+        if (std::fabs(st.start - footfall) <= nearest) {
+          nearest = std::fabs(st.start - footfall);
+          heel_end = st.end;
+        }
+      }
+      double toe_end = heel_end;
+      for (const Stance& st : stances(toe)) {
+        if (st.start <= heel_end && st.end > footfall) {
+          toe_end = std::max(toe_end, st.end);
+        }
+      }
+      // The ankle is the pin until the foot turns about its toe: the switch that makes the
+      // pinned point travel least along the ground over the stance.
+      heel_end = pivot_switch(ankle, toe, footfall, toe_end, up);
+      const double longest = 0.95 * static_cast<double>(segments_);
+      const double heel = std::min(longest, phase_of(clip, heel_end) - landing);
+      foot.heel.push_back(std::max(0.0, heel));
+      foot.lift.push_back(std::max(foot.heel.back(),
+                                   std::min(longest, phase_of(clip, toe_end) - landing)));
+    }
+  }
 }
 
 void ClipBlend::set_weight(double b) {
@@ -120,7 +262,178 @@ void ClipBlend::set_weight(double b) {
   }
   b_ = b;
   if (!started_) {
-    compute_frame(frames_[latest_]);
+    compute_frame(frames_[latest_], 0.0);
+  }
+}
+
+double ClipBlend::speed_for_weight(double b) const {
+  const double last = static_cast<double>(clips_.size() - 1);
+  if (!(b >= 0.0 && b <= last)) {
+    throw MocapError("ClipBlend::speed_for_weight: b must be in [0, " +
+                     std::to_string(clips_.size() - 1) + "], got " + detail::describe(b));
+  }
+  const Pair pair = pair_of(b, clips_.size());
+  const LoopClip& ci = clips_[pair.i];
+  if (pair.w == 0.0) {
+    return ci.speed();
+  }
+  const LoopClip& cj = clips_[pair.i + 1];
+  const Vec3 travel = (1.0 - pair.w) * ci.travel_local_ + pair.w * cj.travel_local_;
+  const double duration = (1.0 - pair.w) * ci.duration() + pair.w * cj.duration();
+  return norm(travel) * ci.metres_per_unit() / duration;
+}
+
+bool ClipBlend::set_speed_clamped(double speed) {
+  if (std::isnan(speed)) {
+    throw MocapError("ClipBlend::set_speed_clamped: the speed is NaN");
+  }
+  const double lowest = clips_.front().speed();
+  const double highest = clips_.back().speed();
+  const double played = std::clamp(speed, lowest, highest);
+  set_speed(played);
+  return played != speed;
+}
+
+void ClipBlend::set_foot_lock(const FootLockOptions& options) {
+  const auto usable = [](double v) { return std::isfinite(v) && v >= 0.0; };
+  if (!usable(options.ease_in) || !usable(options.ease_out) || !usable(options.fade) ||
+      !(options.fade > 0.0)) {
+    throw MocapError("ClipBlend::set_foot_lock: ease_in and ease_out must be finite and not "
+                     "negative, fade finite and above 0");
+  }
+  lock_ = options;
+  relock_ = true;
+  if (!started_) {
+    compute_frame(frames_[latest_], 0.0);
+  }
+}
+
+double ClipBlend::phase() const {
+  return current_phase() / static_cast<double>(segments_);
+}
+
+double ClipBlend::lock_strength() const {
+  switch (lock_.mode) {
+  case FootLock::Off:
+    return 0.0;
+  case FootLock::Always:
+    return 1.0;
+  case FootLock::Blended:
+    break;
+  }
+  return std::min(1.0, std::fabs(b_ - std::round(b_)) / lock_.fade);
+}
+
+void ClipBlend::lock_feet(Frame& frame, double dt) {
+  const bool restart = dt == 0.0 || relock_;
+  relock_ = false;
+  const Pair pair = pair_of(b_, clips_.size());
+  const double strength = lock_strength();
+  const double segments = static_cast<double>(segments_);
+  const std::vector<Pose>& local = scratch_local_[pair.i];
+  const std::vector<int>& parents = clips_.front().parents();
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  std::vector<Pose>& world = frame.poses;
+  for (Foot& foot : feet_) {
+    if (!foot.lockable || lock_.mode == FootLock::Off) {
+      continue;
+    }
+    const auto blended = [&](const std::vector<double>& per_clip) {
+      const double own = per_clip[pair.i];
+      return pair.w > 0.0 ? own + pair.w * (per_clip[pair.i + 1] - own) : own;
+    };
+    const double heel = blended(foot.heel);
+    const double lift = blended(foot.lift);
+    double since = current_phase() - static_cast<double>(foot.event);
+    since -= segments * std::floor(since / segments);
+    const Pose ankle_pose = world[foot.ankle];
+    const Vec3 ankle = flat(ankle_pose.p, up_);
+    const Vec3 toe_from_ankle = flat(world[foot.toe].p, up_) - ankle;
+    if (restart) {
+      foot.shown = {};
+      foot.shown_turn = identity;
+    }
+    const Vec3 shown = flat(foot.shown, up_); // where the ankle was shown, along the ground
+    const auto release = [&] {
+      foot.state = FootState::Swing;
+      foot.clock = 0.0;
+      foot.residual = foot.shown;
+      foot.residual_turn = foot.shown_turn;
+    };
+    foot.clock += dt;
+    // The state: a footfall (the phase since it wrapped), the ankle's and the toe's lifts.
+    if (restart || since < foot.since) {
+      foot.state = since < heel ? FootState::Heel : since < lift ? FootState::Toe
+                                                                 : FootState::Swing;
+      foot.clock = restart ? INFINITY : 0.0; // a restart finds the foot at rest already
+      foot.landed = ankle;
+      foot.pin = ankle + shown + (foot.state == FootState::Toe ? toe_from_ankle : Vec3{});
+      foot.residual = foot.shown;
+      foot.residual_turn = foot.shown_turn;
+    } else if (foot.state == FootState::Heel && since >= heel) {
+      if (since < lift && foot.toe != foot.ankle) {
+        foot.state = FootState::Toe;
+        foot.clock = 0.0;
+        foot.pin = ankle + toe_from_ankle + shown;
+      } else {
+        release();
+      }
+    } else if (foot.state == FootState::Toe && since >= lift) {
+      release();
+    }
+    foot.since = since;
+    // Where the ankle goes, relative to the blend's, and how the foot turns.
+    Vec3 move;
+    Quat turn = identity;
+    switch (foot.state) {
+    case FootState::Heel: {
+      const double settle = lock_.ease_in > 0.0 ? ease(foot.clock / lock_.ease_in) : 1.0;
+      move = strength * (foot.pin + (1.0 - settle) * (ankle - foot.landed) - ankle);
+      break;
+    }
+    case FootState::Toe:
+      move = strength * (foot.pin - toe_from_ankle - ankle);
+      break;
+    case FootState::Swing: {
+      const double left = 1.0 - (lock_.ease_out > 0.0 ? ease(foot.clock / lock_.ease_out) : 1.0);
+      move = left * foot.residual;
+      turn = slerp(identity, foot.residual_turn, left);
+      break;
+    }
+    }
+    Vec3 target = ankle_pose.p + move;
+    Quat foot_q = normalized(turn * ankle_pose.q);
+    if (foot.state == FootState::Toe && foot.toe != foot.ankle) {
+      // Out of the leg's reach, the foot turns about its pinned toe: the heel lifts.
+      const Vec3 hip = world[foot.hip].p;
+      const double reach = (norm(world[foot.knee].p - hip) +
+                            norm(ankle_pose.p - world[foot.knee].p)) * (1.0 - 1e-9);
+      const Vec3 toe_was = world[foot.toe].p - ankle_pose.p;
+      const Vec3 toe = target + toe_was;
+      if (detail::pivot_on_toe(hip, reach, toe, target)) {
+        foot_q = normalized(from_to(toe_was, toe - target) * foot_q);
+      }
+    }
+    if (lock_.floor) {
+      // Every foot bone moves with the ankle (the foot's turn aside): lift the lowest clear.
+      double below = floor_[foot.ankle] - dot(target, up_);
+      for (std::size_t b : foot.below) {
+        const Vec3 moved = target + rotate(foot_q * conj(ankle_pose.q), world[b].p - ankle_pose.p);
+        below = std::max(below, floor_[b] - dot(moved, up_));
+      }
+      target = target + std::max(0.0, below) * up_;
+    }
+    foot.shown = target - ankle_pose.p;
+    foot.shown_turn = foot_q * conj(ankle_pose.q);
+    if (foot.shown.x == 0.0 && foot.shown.y == 0.0 && foot.shown.z == 0.0 &&
+        foot.shown_turn.w == 1.0) {
+      continue;
+    }
+    const detail::Leg leg{foot.hip, foot.knee, foot.ankle, foot.below};
+    if (!detail::solve_leg(world, local, leg, target, foot_q, parents) &&
+        foot.state != FootState::Swing) {
+      ++unreached_;
+    }
   }
 }
 
@@ -128,16 +441,25 @@ double ClipBlend::weight_for_speed(double speed) const {
   const double lowest = clips_.front().speed();
   const double highest = clips_.back().speed();
   if (!(speed >= lowest && speed <= highest)) {
-    throw MocapError("ClipBlend::weight_for_speed: " + std::to_string(speed) +
-                     " m/s is outside the clips' speeds, " + std::to_string(lowest) + " to " +
-                     std::to_string(highest) + " m/s");
+    throw MocapError("ClipBlend::weight_for_speed: " + detail::describe(speed) +
+                     " m/s is outside the clips' speeds, " + detail::describe(lowest) + " to " +
+                     detail::describe(highest) + " m/s");
   }
   for (std::size_t x = 0; x + 1 < clips_.size(); ++x) {
-    const double v0 = clips_[x].speed();
-    const double v1 = clips_[x + 1].speed();
-    if (speed <= v1) {
-      return static_cast<double>(x) + (speed - v0) / (v1 - v0);
+    if (speed > clips_[x + 1].speed()) {
+      continue;
     }
+    if (speed <= clips_[x].speed() || speed == clips_[x + 1].speed()) {
+      return static_cast<double>(speed <= clips_[x].speed() ? x : x + 1);
+    }
+    // The law rises from clip x's speed to clip x + 1's (faster clips come later): bisect.
+    double low = 0.0;
+    double high = 1.0;
+    for (int i = 0; i < 60 && high - low > 1e-15; ++i) {
+      const double mid = 0.5 * (low + high);
+      (speed_for_weight(static_cast<double>(x) + mid) < speed ? low : high) = mid;
+    }
+    return static_cast<double>(x) + 0.5 * (low + high);
   }
   return static_cast<double>(clips_.size() - 1);
 }
@@ -170,6 +492,7 @@ void ClipBlend::step(double dt) {
         ++n;
       }
     }
+    footfalls_.push_back({step_start_ + (dt - remaining), ci.event_feet()[segment_]});
   }
   // Each clip at that fraction of its own segment; its target ground frame in the world.
   std::vector<GroundFrame>& clip_ground = scratch_ground_;
@@ -195,7 +518,7 @@ void ClipBlend::step(double dt) {
   ground_ = blended;
 }
 
-void ClipBlend::compute_frame(Frame& frame) {
+void ClipBlend::compute_frame(Frame& frame, double dt) {
   const Pair pair = pair_of(b_, clips_.size());
   GroundFrame unused;
   std::vector<Pose>& li = scratch_local_[pair.i];
@@ -209,6 +532,7 @@ void ClipBlend::compute_frame(Frame& frame) {
     }
   }
   clips_.front().forward(ground_, li, frame.poses);
+  lock_feet(frame, dt);
 }
 
 const std::vector<Pose>& ClipBlend::advance_to(double t) {
@@ -217,9 +541,11 @@ const std::vector<Pose>& ClipBlend::advance_to(double t) {
     throw MocapError("ClipBlend::advance_to: time " + detail::describe(t) +
                      " s is not after the latest frame's, " + detail::describe(now) + " s");
   }
+  footfalls_.clear();
+  step_start_ = now;
   step(t - now);
   const std::size_t next = (latest_ + 1) % frames_.size();
-  compute_frame(frames_[next]);
+  compute_frame(frames_[next], t - now);
   frames_[next].time = t;
   latest_ = next;
   started_ = true;

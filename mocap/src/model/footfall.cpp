@@ -102,6 +102,18 @@ std::vector<Stance> detect_stances(const Track& foot, Axis up, const FootfallOpt
   return out;
 }
 
+std::vector<Stance> merge_stances(const std::vector<Stance>& stances, double min_swing) {
+  std::vector<Stance> out;
+  for (const Stance& s : stances) {
+    if (!out.empty() && s.start - out.back().end < min_swing) {
+      out.back().end = std::max(out.back().end, s.end);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> foot_tracks(const Capture& capture) {
   std::vector<std::string> out;
   for (const Track& t : capture.tracks()) {

@@ -1,9 +1,12 @@
 #include <odemocap/clip_blend.hpp>
 #include <odemocap/error.hpp>
 
+#include "model/leg_ik.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace odemocap {
@@ -93,12 +96,9 @@ std::vector<Footfall> detect_footfalls(const Capture& capture, const std::vector
   std::vector<Footfall> out;
   for (std::size_t f = 0; f < feet.size(); ++f) {
     const Track foot = from_time(capture.track(feet[f]), options.start_time);
-    double last_end = -INFINITY;
-    for (const Stance& s : detect_stances(foot, capture.info().up_axis, fo)) {
-      if (s.start - last_end >= options.min_swing) {
-        out.push_back({s.start, f});
-      }
-      last_end = s.end;
+    for (const Stance& s :
+         merge_stances(detect_stances(foot, capture.info().up_axis, fo), options.min_swing)) {
+      out.push_back({s.start, f});
     }
   }
   std::sort(out.begin(), out.end(),
@@ -106,17 +106,34 @@ std::vector<Footfall> detect_footfalls(const Capture& capture, const std::vector
   return out;
 }
 
-/// The footfalls of the requested cycle: foot 0, then every other foot once in order, then
-/// foot 0 again.
+/// Whether a complete cycle starts at footfall i: foot 0, then every other foot once in order,
+/// then foot 0 again.
+bool cycle_starts(const std::vector<Footfall>& all, std::size_t feet, std::size_t i) {
+  if (i + feet >= all.size()) {
+    return false;
+  }
+  for (std::size_t k = 0; k <= feet; ++k) {
+    if (all[i + k].foot != k % feet) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::size_t count_cycles(const std::vector<Footfall>& all, std::size_t feet) {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    found += cycle_starts(all, feet, i) ? 1 : 0;
+  }
+  return found;
+}
+
+/// The footfalls of the requested cycle.
 std::vector<Footfall> pick_cycle(const std::vector<Footfall>& all, std::size_t feet,
                                  std::size_t cycle, const std::string& source) {
   std::size_t found = 0;
-  for (std::size_t i = 0; i + feet < all.size(); ++i) {
-    bool alternating = true;
-    for (std::size_t k = 0; k <= feet; ++k) {
-      alternating = alternating && all[i + k].foot == k % feet;
-    }
-    if (alternating && found++ == cycle) {
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (cycle_starts(all, feet, i) && found++ == cycle) {
       return {all.begin() + static_cast<std::ptrdiff_t>(i),
               all.begin() + static_cast<std::ptrdiff_t>(i + feet + 1)};
     }
@@ -141,6 +158,102 @@ std::size_t nearest_sample(const Track& track, double t) {
   return i;
 }
 
+
+/// Whether the capture's first frame is a rest pose: the tracks' median turn from it to the
+/// second frame is over 10 degrees and 5 times their median turn from the second to the third.
+bool first_frame_is_rest_pose(const Capture& capture) {
+  std::vector<double> first, second;
+  for (const Track& t : capture.tracks()) {
+    if (t.size() >= 3 && t.valid(0) && t.valid(1) && t.valid(2)) {
+      first.push_back(angle_between(t.orientation(0), t.orientation(1)));
+      second.push_back(angle_between(t.orientation(1), t.orientation(2)));
+    }
+  }
+  if (first.empty()) {
+    return false;
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double jump = median(first);
+  return jump > 10.0 * k_pi / 180.0 && jump > 5.0 * median(second);
+}
+
+/// Per frame of the cycle (frames a .. a + n of the tracks), whether any of `tracks` (a foot
+/// and the bones below it) stands, by detect_stances over the cycle and a cycle's margin;
+/// stances broken by less than `min_swing` (s) are one, as for the footfalls.
+std::vector<bool> planted_frames(const std::vector<const Track*>& tracks, std::size_t a,
+                                 std::size_t n, Axis up, const FootfallOptions& options,
+                                 double min_swing) {
+  std::vector<bool> planted(n + 1, false);
+  for (const Track* track : tracks) {
+    const std::size_t first = a >= n ? a - n : 0;
+    const std::size_t last = std::min(track->size(), a + 2 * n + 1);
+    Track part(track->name());
+    for (std::size_t i = first; i < last; ++i) {
+      if (track->valid(i)) {
+        part.append(track->time(i), track->pose(i));
+      } else {
+        part.append_gap(track->time(i));
+      }
+    }
+    const std::vector<Stance> stances =
+        merge_stances(detect_stances(part, up, options), min_swing);
+    for (const Stance& s : stances) {
+      for (std::size_t f = 0; f <= n; ++f) {
+        const double t = track->time(a + f);
+        planted[f] = planted[f] || (t >= s.start && t <= s.end);
+      }
+    }
+  }
+  return planted;
+}
+
+/// A ramp from 0 (frame 0) to 1 (frame n) that rises only over the cycle's last run of frames
+/// where `planted` is false, smoothly (a sin^2 bump of rate, so it starts and ends at rest); linear
+/// over the cycle when nothing swings. The last swing is the one that crosses the seam, or the
+/// one before a stance that does: a stance within the cycle is then not offset at all (so its
+/// height is the capture's), and a stance across the seam is offset by the mismatch between two
+/// moments of one stance.
+std::vector<double> swing_ramp(const std::vector<bool>& planted) {
+  const std::size_t n = planted.size() - 1;
+  std::vector<double> ramp(n + 1, 0.0);
+  std::size_t end = n;
+  while (end > 0 && planted[end] && planted[end - 1]) {
+    --end;
+  }
+  std::size_t begin = end;
+  while (begin > 0 && !(planted[begin] && planted[begin - 1])) {
+    --begin;
+  }
+  if (end == 0) { // planted throughout
+    begin = 0;
+    end = n;
+  }
+  const double length = static_cast<double>(end - begin);
+  double total = 0.0;
+  for (std::size_t f = begin; f < end; ++f) {
+    const double x = (static_cast<double>(f - begin) + 0.5) / length;
+    total += std::sin(k_pi * x) * std::sin(k_pi * x);
+  }
+  for (std::size_t f = 0; f < n; ++f) {
+    double rise = 0.0;
+    if (f >= begin && f < end) {
+      const double x = (static_cast<double>(f - begin) + 0.5) / length;
+      rise = std::sin(k_pi * x) * std::sin(k_pi * x) / total;
+    }
+    ramp[f + 1] = ramp[f] + rise;
+  }
+  ramp[n] = 1.0;
+  return ramp;
+}
+
+/// The pose of `child` relative to `parent` (both world).
+Pose relative(const Pose& parent, const Pose& child) {
+  return {rotate(conj(parent.q), child.p - parent.p), conj(parent.q) * child.q};
+}
+
 } // namespace
 
 GroundFrame compose(const GroundFrame& a, const GroundFrame& b, const Vec3& up) {
@@ -161,6 +274,34 @@ Pose place(const GroundFrame& g, const Pose& local, const Vec3& up) {
   const Quat r = yaw_quat(g.yaw, up);
   return {g.p + rotate(r, local.p), r * local.q};
 }
+
+namespace {
+
+/// The cycle whose loop makes the stance feet slide least (stance_drift in metres, plus 1 mm per
+/// leg-frame out of reach); 0 when there are fewer than two.
+std::size_t cleanest_cycle(const Capture& capture, const LoopClipOptions& options,
+                           std::size_t cycles) {
+  std::size_t best = 0;
+  double best_score = INFINITY;
+  for (std::size_t k = 0; cycles > 1 && k < cycles; ++k) {
+    LoopClipOptions one = options;
+    one.cycle = k;
+    try {
+      const LoopClip clip(capture, one);
+      const double score = clip.stance_drift() * clip.metres_per_unit() +
+                           1e-3 * static_cast<double>(clip.unreached());
+      if (score < best_score) {
+        best_score = score;
+        best = k;
+      }
+    } catch (const MocapError&) {
+      // A cycle that cannot be cut (a gap in it) is not a candidate.
+    }
+  }
+  return best;
+}
+
+} // namespace
 
 int LoopClip::find(const std::string& bone) const {
   const auto it = std::find(bones_.begin(), bones_.end(), bone);
@@ -240,8 +381,15 @@ LoopClip::LoopClip(const Capture& capture, const LoopClipOptions& options)
     }
   } else {
     feet_ = resolve_feet(capture, options);
-    cycle = pick_cycle(detect_footfalls(capture, feet_, options, metres_per_unit_), feet_.size(),
-                       options.cycle, name_);
+    LoopClipOptions from = options;
+    if (options.skip_rest_pose && first_frame_is_rest_pose(capture)) {
+      rest_pose_skipped_ = true;
+      from.start_time = std::max(from.start_time, base.time(1));
+    }
+    const std::vector<Footfall> all = detect_footfalls(capture, feet_, from, metres_per_unit_);
+    cycles_ = count_cycles(all, feet_.size());
+    cycle_ = options.cycle ? *options.cycle : cleanest_cycle(capture, options, cycles_);
+    cycle = pick_cycle(all, feet_.size(), cycle_, name_);
   }
   const std::size_t a = nearest_sample(base, cycle.front().time);
   const std::size_t c = nearest_sample(base, cycle.back().time);
@@ -265,11 +413,13 @@ LoopClip::LoopClip(const Capture& capture, const LoopClipOptions& options)
     }
   }
 
-  // Local poses and ground frames of frames a..c, from the tracks' world poses.
+  // Local poses and ground frames of frames a..c, from the tracks' world poses; the capture's
+  // world poses kept for the legs.
   const std::size_t n = bones_.size();
   local_.resize((frames_ + 1) * n);
   ground_.resize(frames_ + 1);
   std::vector<Pose> world(n);
+  std::vector<Pose> captured((frames_ + 1) * n);
   double yaw_unwrapped = 0.0;
   double previous_yaw = 0.0;
   for (std::size_t f = 0; f <= frames_; ++f) {
@@ -280,6 +430,7 @@ LoopClip::LoopClip(const Capture& capture, const LoopClipOptions& options)
                          "' has a gap within the cycle (sample " + std::to_string(sample) + ")");
       }
       world[b] = tracks[b]->pose(sample);
+      captured[f * n + b] = world[b];
     }
     const GroundFrame g = ground_of(world[static_cast<std::size_t>(target_)], up_vector_);
     if (f == 0) {
@@ -297,37 +448,14 @@ LoopClip::LoopClip(const Capture& capture, const LoopClipOptions& options)
         const GroundFrame inv = inverse(absolute, up_vector_);
         l = place(inv, world[b], up_vector_);
       } else {
-        const Pose& w = world[static_cast<std::size_t>(p)];
-        l = {rotate(conj(w.q), world[b].p - w.p), conj(w.q) * world[b].q};
+        l = relative(world[static_cast<std::size_t>(p)], world[b]);
       }
       if (f > 0) {
         l.q = same_hemisphere(l.q, local_[(f - 1) * n + b].q);
       }
     }
   }
-
-  // Seamless loop: spread the mismatch between the last row (frame c) and the first.
-  const Pose* first = &local_[0];
-  const Pose* last = &local_[frames_ * n];
-  std::vector<Quat> rotation_error(n);
-  std::vector<Vec3> position_error(n);
-  for (std::size_t b = 0; b < n; ++b) {
-    rotation_error[b] = last[b].q * conj(same_hemisphere(first[b].q, last[b].q));
-    position_error[b] = last[b].p - first[b].p;
-    seam_rotation_ = std::max(seam_rotation_, angle_between(last[b].q, first[b].q));
-  }
-  seam_position_ = norm(position_error[static_cast<std::size_t>(target_)]);
-  const double yaw_error = ground_[frames_].yaw;
-  const Quat identity{1.0, 0.0, 0.0, 0.0};
-  for (std::size_t f = 1; f < frames_; ++f) {
-    const double u = static_cast<double>(f) / static_cast<double>(frames_);
-    for (std::size_t b = 0; b < n; ++b) {
-      Pose& l = local_[f * n + b];
-      l.q = normalized(slerp(identity, conj(rotation_error[b]), u) * l.q);
-      l.p = l.p - u * position_error[b];
-    }
-    ground_[f].yaw -= u * yaw_error;
-  }
+  close_seam(tracks, a, captured, options.footfall, options.min_swing);
   for (std::size_t b = 0; b < n; ++b) {
     local_[frames_ * n + b] = local_[b];
   }
@@ -335,6 +463,174 @@ LoopClip::LoopClip(const Capture& capture, const LoopClipOptions& options)
   ground_[frames_].yaw = 0.0;
   travel_world_ = rotate(yaw_quat(start_ground_.yaw, up_vector_), travel_local_);
   speed_ = norm(travel_local_) * metres_per_unit_ / duration();
+  measure_stance_drift(tracks, a, captured, options.footfall, options.min_swing);
+}
+
+void LoopClip::close_seam(const std::vector<const Track*>& tracks, std::size_t a,
+                          const std::vector<Pose>& captured, FootfallOptions footfall,
+                          double min_swing) {
+  const std::size_t n = bones_.size();
+  footfall.metres_per_unit = metres_per_unit_;
+  // Each bone's ramp: its leg's swing ramp, or linear over the cycle.
+  std::vector<double> linear(frames_ + 1);
+  for (std::size_t f = 0; f <= frames_; ++f) {
+    linear[f] = static_cast<double>(f) / static_cast<double>(frames_);
+  }
+  std::vector<const std::vector<double>*> ramp_of(n, &linear);
+  struct Solved {
+    detail::Leg leg;
+    std::vector<double> ramp;
+  };
+  std::vector<Solved> legs;
+  legs.reserve(feet_.size());
+  std::vector<int> leg_of(n, -1); // which leg's region a bone is in, -2 for several
+  for (const std::string& foot : feet_) {
+    const int bone = find(foot);
+    detail::Leg leg;
+    if (bone < 0 || !detail::find_leg(parents_, static_cast<std::size_t>(bone), leg)) {
+      warnings_.push_back("foot '" + foot + "' is not the third bone of a leg (foot, shin, " +
+                          "thigh): its share of the seam is spread over the whole cycle and may " +
+                          "move it while it stands");
+      continue;
+    }
+    const int index = static_cast<int>(legs.size());
+    const auto mark = [&](std::size_t b) { leg_of[b] = leg_of[b] == -1 ? index : -2; };
+    for (int b = bone; b >= 0; b = parents_[static_cast<std::size_t>(b)]) {
+      mark(static_cast<std::size_t>(b));
+    }
+    std::vector<const Track*> standing{tracks[leg.foot]};
+    for (std::size_t b : leg.below) {
+      mark(b);
+      standing.push_back(tracks[b]);
+    }
+    legs.push_back({leg, swing_ramp(planted_frames(standing, a, frames_, up_, footfall, min_swing))});
+  }
+  for (std::size_t b = 0; b < n; ++b) {
+    if (leg_of[b] >= 0) {
+      ramp_of[b] = &legs[static_cast<std::size_t>(leg_of[b])].ramp;
+    }
+  }
+
+  // Spread each bone's mismatch between the last row (frame c) and the first by its ramp.
+  const Pose* first = &local_[0];
+  const Pose* last = &local_[frames_ * n];
+  std::vector<Quat> rotation_error(n);
+  std::vector<Vec3> position_error(n);
+  seams_.resize(n);
+  for (std::size_t b = 0; b < n; ++b) {
+    rotation_error[b] = last[b].q * conj(same_hemisphere(first[b].q, last[b].q));
+    position_error[b] = last[b].p - first[b].p;
+    seams_[b] = {angle_between(last[b].q, first[b].q), norm(position_error[b])};
+    seam_rotation_ = std::max(seam_rotation_, seams_[b].rotation);
+  }
+  seam_position_ = seams_[static_cast<std::size_t>(target_)].position;
+  const double yaw_error = ground_[frames_].yaw;
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  for (std::size_t f = 1; f < frames_; ++f) {
+    for (std::size_t b = 0; b < n; ++b) {
+      const double u = (*ramp_of[b])[f];
+      Pose& l = local_[f * n + b];
+      l.q = normalized(slerp(identity, conj(rotation_error[b]), u) * l.q);
+      l.p = l.p - u * position_error[b];
+    }
+    ground_[f].yaw -= linear[f] * yaw_error;
+  }
+
+  // Each leg solved so that its foot follows the capture's moved rigidly by the part of its own
+  // mismatch the leg's ramp has reached: the turn and shift that take the capture's last frame
+  // of the foot onto the loop's (its first, moved by the travel), the turn about the ankle's
+  // place in the last frame. A stance foot, whose ramp stands still, then moves exactly as in
+  // the capture, turned and shifted as one piece.
+  const Vec3 travel = rotate(yaw_quat(start_ground_.yaw, up_vector_), ground_[frames_].p);
+  std::vector<Pose> row(n);
+  std::vector<Pose> world;
+  std::size_t unreached = 0;
+  for (const Solved& s : legs) {
+    const std::size_t foot = s.leg.foot;
+    const Pose& start = captured[foot];
+    const Pose& end = captured[frames_ * n + foot];
+    const Vec3 shift = start.p + travel - end.p;
+    const Quat turn = start.q * conj(same_hemisphere(end.q, start.q));
+    const double heading = ground_of({Vec3{}, turn}, up_vector_).yaw;
+    for (std::size_t f = 1; f < frames_; ++f) {
+      const Pose* locals = &local_[f * n];
+      std::copy(locals, locals + n, row.begin());
+      forward(compose(start_ground_, ground_[f], up_vector_), row, world);
+      const double u = s.ramp[f];
+      const Quat partial = slerp(identity, turn, u);
+      const Pose& capture_foot = captured[f * n + foot];
+      const Vec3 target =
+          end.p + rotate(yaw_quat(u * heading, up_vector_), capture_foot.p - end.p) + u * shift;
+      const Quat foot_q = normalized(partial * capture_foot.q);
+      if (!detail::solve_leg(world, row, s.leg, target, foot_q, parents_)) {
+        ++unreached;
+      }
+      Pose* out = &local_[f * n];
+      for (std::size_t b : {s.leg.hip, s.leg.knee, foot}) {
+        const Pose solved = relative(world[static_cast<std::size_t>(parents_[b])], world[b]);
+        out[b] = {solved.p, same_hemisphere(solved.q, out[b].q)};
+      }
+    }
+  }
+  unreached_ = unreached;
+  if (unreached > 0) {
+    warnings_.push_back(std::to_string(unreached) + " leg-frame(s) of the cycle could not reach " +
+                        "the capture's ankle (a leg straighter than its bones allow): the foot " +
+                        "falls short there");
+  }
+}
+
+void LoopClip::measure_stance_drift(const std::vector<const Track*>& tracks, std::size_t a,
+                                    const std::vector<Pose>& captured, FootfallOptions footfall,
+                                    double min_swing) {
+  footfall.metres_per_unit = metres_per_unit_;
+  const std::size_t n = bones_.size();
+  std::vector<Pose> row(n);
+  std::vector<Pose> loop((frames_ + 1) * n);
+  std::vector<Pose> world;
+  for (std::size_t f = 0; f <= frames_; ++f) {
+    std::copy(&local_[f * n], &local_[f * n] + n, row.begin());
+    forward(compose(start_ground_, ground_[f], up_vector_), row, world);
+    std::copy(world.begin(), world.end(), &loop[f * n]);
+  }
+  for (const std::string& foot : feet_) {
+    const int bone = find(foot);
+    if (bone < 0) {
+      continue;
+    }
+    std::vector<std::size_t> watched{static_cast<std::size_t>(bone)};
+    for (std::size_t b = static_cast<std::size_t>(bone) + 1; b < n; ++b) {
+      const int p = parents_[b];
+      if (p >= 0 && std::find(watched.begin(), watched.end(), static_cast<std::size_t>(p)) !=
+                        watched.end()) {
+        watched.push_back(b);
+      }
+    }
+    for (std::size_t b : watched) {
+      const std::vector<bool> planted = planted_frames({tracks[b]}, a, frames_, up_, footfall, min_swing);
+      std::size_t stance_start = 0;
+      for (std::size_t f = 0; f <= frames_; ++f) {
+        if (!planted[f]) {
+          continue;
+        }
+        if (f == 0 || !planted[f - 1]) {
+          stance_start = f;
+        }
+        const double moved = norm(flatten(loop[f * n + b].p - loop[stance_start * n + b].p, up_vector_));
+        const double own =
+            norm(flatten(captured[f * n + b].p - captured[stance_start * n + b].p, up_vector_));
+        stance_drift_ = std::max(stance_drift_, moved - own);
+      }
+    }
+  }
+  const double drift_m = stance_drift_ * metres_per_unit_;
+  if (drift_m > 0.005) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the seam's mismatch moves a standing foot by up to %.1f mm against the capture",
+                  1e3 * drift_m);
+    warnings_.push_back(text);
+  }
 }
 
 GroundFrame LoopClip::ground_at(double s) const {
