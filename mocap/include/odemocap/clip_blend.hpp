@@ -30,8 +30,8 @@ struct GroundFrame {
 /// How a LoopClip is cut; every field has a default, the constructor validates them.
 struct LoopClipOptions {
   /// Foot tracks whose footfalls split the cycle, the cycle running from a footfall of the
-  /// first to its next. Empty: the capture's two foot tracks named "foot" (LeftFoot,
-  /// RightFoot), in track order.
+  /// first to its next. Empty: the capture's two tracks named "foot" (LeftFoot, RightFoot),
+  /// else "ankle" (LeftAnkle, RightAnkle), else "heel", toes aside, in track order.
   std::vector<std::string> feet;
   /// User override of the detection: capture times (s) of the cycle's footfalls, first to
   /// last, the last being the first foot's next footfall (so at least 2, increasing). Each
@@ -132,7 +132,8 @@ public:
   /// there were (both 0 for footfalls given by the user).
   std::size_t cycle() const { return cycle_; }
   std::size_t cycles() const { return cycles_; }
-  /// Leg-frames of the cycle where an ankle was out of its leg's reach.
+  /// Leg-frames of the cycle where a standing ankle fell short of its place by over 1 mm, out
+  /// of its leg's reach.
   std::size_t unreached() const { return unreached_; }
 
   /// The clip at cycle time s (s, in [0, duration()]): every bone's local pose (`local`,

@@ -53,18 +53,24 @@ std::vector<std::string> resolve_feet(const Capture& capture, const LoopClipOpti
     }
     return options.feet;
   }
+  // The two tracks named for the foot, else for the ankle or the heel (skeletons name the
+  // ankle joint either way: CMU's BVH conversions LeftFoot, the cgspeed ones LeftAnkle).
   std::vector<std::string> feet;
-  for (const std::string& name : foot_tracks(capture)) {
-    if (lower(name).find("foot") != std::string::npos) {
-      feet.push_back(name);
+  for (const char* word : {"foot", "ankle", "heel"}) {
+    feet.clear();
+    for (const std::string& name : foot_tracks(capture)) {
+      const std::string low = lower(name);
+      if (low.find(word) != std::string::npos && low.find("toe") == std::string::npos) {
+        feet.push_back(name);
+      }
+    }
+    if (feet.size() == 2) {
+      return feet;
     }
   }
-  if (feet.size() != 2) {
-    throw MocapError("LoopClip: cannot tell the feet of '" + capture.info().source + "' (found " +
-                     std::to_string(feet.size()) +
-                     " tracks named foot); name them in LoopClipOptions::feet");
-  }
-  return feet;
+  throw MocapError("LoopClip: cannot tell the feet of '" + capture.info().source +
+                   "' (no two tracks named foot, ankle or heel); name them in "
+                   "LoopClipOptions::feet");
 }
 
 /// The track's samples from `start` on, so that stance detection ignores what comes before.
@@ -479,6 +485,7 @@ void LoopClip::close_seam(const std::vector<const Track*>& tracks, std::size_t a
   std::vector<const std::vector<double>*> ramp_of(n, &linear);
   struct Solved {
     detail::Leg leg;
+    std::vector<bool> planted;
     std::vector<double> ramp;
   };
   std::vector<Solved> legs;
@@ -503,7 +510,9 @@ void LoopClip::close_seam(const std::vector<const Track*>& tracks, std::size_t a
       mark(b);
       standing.push_back(tracks[b]);
     }
-    legs.push_back({leg, swing_ramp(planted_frames(standing, a, frames_, up_, footfall, min_swing))});
+    std::vector<bool> planted = planted_frames(standing, a, frames_, up_, footfall, min_swing);
+    std::vector<double> ramp = swing_ramp(planted);
+    legs.push_back({leg, std::move(planted), std::move(ramp)});
   }
   for (std::size_t b = 0; b < n; ++b) {
     if (leg_of[b] >= 0) {
@@ -562,7 +571,10 @@ void LoopClip::close_seam(const std::vector<const Track*>& tracks, std::size_t a
       const Vec3 target =
           end.p + rotate(yaw_quat(u * heading, up_vector_), capture_foot.p - end.p) + u * shift;
       const Quat foot_q = normalized(partial * capture_foot.q);
-      if (!detail::solve_leg(world, row, s.leg, target, foot_q, parents_)) {
+      // A standing foot short of its place by over a millimetre: a leg straighter than its
+      // bones allow (in the air it does not matter).
+      detail::solve_leg(world, row, s.leg, target, foot_q, parents_);
+      if (s.planted[f] && norm(world[foot].p - target) * metres_per_unit_ > 1e-3) {
         ++unreached;
       }
       Pose* out = &local_[f * n];
@@ -574,9 +586,9 @@ void LoopClip::close_seam(const std::vector<const Track*>& tracks, std::size_t a
   }
   unreached_ = unreached;
   if (unreached > 0) {
-    warnings_.push_back(std::to_string(unreached) + " leg-frame(s) of the cycle could not reach " +
-                        "the capture's ankle (a leg straighter than its bones allow): the foot " +
-                        "falls short there");
+    warnings_.push_back(std::to_string(unreached) + " frame(s) of the cycle a standing ankle fell " +
+                        "short of the capture's by over a millimetre (a leg straighter than its bones " +
+                        "allow): the foot falls short there");
   }
 }
 

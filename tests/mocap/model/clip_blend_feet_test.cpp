@@ -380,6 +380,42 @@ TEST(ClipBlendFeet, TheDefaultLoopCutSlidesAsItsCaptureCycle) {
   EXPECT_GT(dragged.max_slide, 1.1 * capture_cycle(s.walk, s.walk_clip).max_slide);
 }
 
+TEST(ClipBlendFeet, AnotherConversionsAnkleNamedFeetLoopAsCaptured) {
+  // CMU 131_01 in the cgspeed conversion (start, walk, stop; joints LeftAnkle, LeftToe, ...):
+  // the feet are found by name, the cleanest cycle taken, and the loop slides as its cycle.
+  const Capture capture = load_cmu("131_01.bvh");
+  const LoopClip clip(capture);
+  EXPECT_EQ(clip.feet(), (std::vector<std::string>{"LeftAnkle", "RightAnkle"}));
+  EXPECT_TRUE(clip.warnings().empty()) << clip.warnings().front();
+  const char* const joints[] = {"LeftAnkle", "LeftToe", "RightAnkle", "RightToe"};
+  test::GaitMeter captured, looped;
+  std::vector<Pose> frame;
+  for (const char* joint : joints) {
+    const Track& track = capture.track(joint);
+    test::JointPath whole, cycle, loop;
+    for (std::size_t i = 0; i < track.size(); ++i) {
+      whole.p.push_back(track.position(i));
+      if (track.time(i) >= clip.capture_start() - 0.1 && track.time(i) <= clip.capture_end() + 0.1) {
+        cycle.p.push_back(track.position(i));
+      }
+    }
+    for (std::size_t k = 0; k < 10 * clip.frame_count(); ++k) {
+      clip.poses(static_cast<double>(k) * clip.frame_time(), frame);
+      loop.p.push_back(frame[static_cast<std::size_t>(clip.find(joint))].p);
+    }
+    const double ground = test::lowest(whole);
+    captured.add(cycle, clip.frame_time(), ground);
+    looped.add(loop, clip.frame_time(), ground);
+  }
+  const test::GaitFigures c = captured.finish(), l = looped.finish();
+  std::printf(" %s: cycle %zu of %zu\n", clip.name().c_str(), clip.cycle(), clip.cycles());
+  report("the capture's cycle", c);
+  report("the loop, 10 cycles", l);
+  EXPECT_LE(l.mean_slide, 1.1 * c.mean_slide);
+  EXPECT_LE(l.max_slide, 1.1 * c.max_slide);
+  EXPECT_LE(l.deepest, 0.005);
+}
+
 TEST(ClipBlendFeet, SetSpeedPlaysTheSpeedAsked) {
   const Sources& s = sources();
   const double vw = s.walk_clip.speed(), vr = s.run_clip.speed();
