@@ -409,16 +409,17 @@ void ReplayScene::build_chain() {
   const Vec3 top = vec3_from_ode(dBodyGetPosition(hand_body));
   const double spacing = 0.11;
   const double length = 0.09; // capsule, end to end
+  const double radius = 0.03; // thick enough to be seen beside the character
   dBodyID previous = hand_body;
   for (int i = 0; i < 4; ++i) {
     const double link_top = top.z - 0.02 - spacing * i;
     const Vec3 centre{top.x, top.y, link_top - 0.5 * length};
     dBodyID link = dBodyCreate(world_);
     dMass m;
-    dMassSetCapsuleTotal(&m, 0.1, 3, 0.02, length - 0.04);
+    dMassSetCapsuleTotal(&m, 0.1, 3, radius, length - 2.0 * radius);
     dBodySetMass(link, &m);
     dBodySetPosition(link, centre.x, centre.y, centre.z);
-    dGeomID geom = dCreateCapsule(space_, 0.02, length - 0.04);
+    dGeomID geom = dCreateCapsule(space_, radius, length - 2.0 * radius);
     dGeomSetBody(geom, link);
     set_bits(geom, k_chain, k_ground | k_props);
     shapes_.push_back({geom, Role::Chain});

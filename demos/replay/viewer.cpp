@@ -26,7 +26,7 @@ constexpr double k_compare_spacing = 3.0;   // m between the scenes of --compare
 struct Camera {
   double yaw = -0.6;   // rad about z
   double pitch = 0.35; // rad above the horizon
-  double distance = 6.0;
+  double distance = 5.2;
 };
 
 /// Everything the window's callbacks change.
@@ -344,6 +344,10 @@ int run_viewer(const Capture& capture, const SceneOptions& options, const Viewer
   if (view.compare || view.strike) { // side by side along x: look at them from the front
     state.camera.yaw = -0.5 * k_pi - 0.25;
     state.camera.pitch = 0.45;
+  }
+  if (view.strike) { // 4 cm balls: close enough that each is a disc, struck or not
+    state.camera.distance = 2.8;
+    state.camera.pitch = 0.3;
   }
   glfwSetWindowUserPointer(window, &state);
   glfwSetKeyCallback(window, on_key);
