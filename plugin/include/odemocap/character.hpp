@@ -108,6 +108,11 @@ public:
   /// space, a capture without a track to build a bone from, or invalid settings.
   Character(dWorldID world, dSpaceID space, const Capture& capture,
             const CharacterSettings& settings = {});
+  /// The same, sharing the capture instead of copying its bones' tracks: a crowd of characters
+  /// built from one loaded capture stores it once (each character keeps it alive). The capture
+  /// must not change while a character lives. Throws as above, or for a null capture.
+  Character(dWorldID world, dSpaceID space, std::shared_ptr<const Capture> capture,
+            const CharacterSettings& settings = {});
   ~Character();
   Character(const Character&) = delete;
   Character& operator=(const Character&) = delete;
@@ -160,6 +165,11 @@ private:
   /// Refuses another world's driver, a second drive, or a timing offset other than identity.
   void check_driver(KinematicDriver& driver, const BindOptions& timing, const char* function);
 
+  /// Builds the bones from `capture`; `shared` is the same capture when it is shared, else
+  /// null (the bones' tracks are then copied).
+  Character(dWorldID world, dSpaceID space, const Capture& capture,
+            const CharacterSettings& settings, std::shared_ptr<const Capture> shared);
+
   /// Puts every body on its pose at driver time 0, at rest, before the driver takes over.
   void place_at_start();
   /// Binds every bone kinematically to its source (when drive_sources gave them) or track.
@@ -167,7 +177,9 @@ private:
 
   dWorldID world_;
   std::vector<Bone> bones_;
-  std::vector<Track> tracks_; ///< a copy of each bone's track, for target()
+  /// Each bone's track, for target(): a copy, or shared with the capture the character was
+  /// built from.
+  std::vector<std::shared_ptr<const Track>> tracks_;
   std::vector<std::shared_ptr<const PoseSource>> sources_; ///< drive_sources's, for target()
   std::vector<std::optional<KinematicDriver::BindingId>> bindings_;
   BindOptions timing_;

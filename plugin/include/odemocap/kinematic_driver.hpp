@@ -102,6 +102,15 @@ public:
   /// another world or already bound, a track without valid samples, or invalid options.
   BindingId bind(dBodyID body, const Track& track, const BindOptions& options = {});
 
+  /// The same, sharing `track` instead of copying it: many bodies (a crowd of characters from
+  /// one capture) bind to one stored track, each binding costing a few hundred bytes. A track
+  /// inside a shared capture is shared with the aliasing constructor,
+  /// `std::shared_ptr<const Track>(capture, &capture->track(name))`, which keeps the whole
+  /// capture alive. The track must not change while bound. Throws as above, or for a null
+  /// track.
+  BindingId bind(dBodyID body, std::shared_ptr<const Track> track,
+                 const BindOptions& options = {});
+
   /// Binds `body` to poses from `source` (shared: a blend or a live stream the program keeps
   /// updating), with the same exact velocities. BindOptions apply as for a track, on the
   /// source's clock: offset, time_offset, playback_rate, the speed limits; at_end after
@@ -112,7 +121,8 @@ public:
   BindingId bind(dBodyID body, std::shared_ptr<const PoseSource> source,
                  const BindOptions& options = {});
 
-  /// Stops driving a binding; the body stays where it is, kinematic, at rest.
+  /// Stops driving a binding; the body stays where it is, kinematic, at rest. The binding lets
+  /// go of its track or source (target() then throws).
   void unbind(BindingId id);
 
   void set_mode(DriveMode mode) { mode_ = mode; }
@@ -138,7 +148,8 @@ public:
   void restart();
 
   /// The body pose binding `id` asks for at driver time `t` (s), offset included; for a pose
-  /// source without a valid pose then, the body's pose now.
+  /// source without a valid pose then, the body's pose now. Throws PluginError for an unknown
+  /// or unbound binding.
   Pose target(BindingId id, double t) const;
 
   const BindingStats& stats(BindingId id) const;
@@ -157,7 +168,7 @@ private:
 
   struct Binding {
     dBodyID body = nullptr;
-    Track track; ///< empty for a pose source
+    std::shared_ptr<const Track> track; ///< null for a pose source
     std::shared_ptr<const PoseSource> source;
     BindOptions options;
     BindingStats stats;

@@ -224,10 +224,25 @@ double capture_start(const std::vector<BonePlan>& plan) {
   return t;
 }
 
+const Capture& shared_capture(const std::shared_ptr<const Capture>& capture) {
+  if (capture == nullptr) {
+    fail("the capture is null");
+  }
+  return *capture;
+}
+
 } // namespace
 
 Character::Character(dWorldID world, dSpaceID space, const Capture& capture,
                      const CharacterSettings& settings)
+    : Character(world, space, capture, settings, nullptr) {}
+
+Character::Character(dWorldID world, dSpaceID space, std::shared_ptr<const Capture> capture,
+                     const CharacterSettings& settings)
+    : Character(world, space, shared_capture(capture), settings, capture) {}
+
+Character::Character(dWorldID world, dSpaceID space, const Capture& capture,
+                     const CharacterSettings& settings, std::shared_ptr<const Capture> shared)
     : world_(world) {
   if (world == nullptr || space == nullptr) {
     fail("world and space must not be null");
@@ -282,7 +297,8 @@ Character::Character(dWorldID world, dSpaceID space, const Capture& capture,
     dGeomSetCategoryBits(bone.geom, settings.category_bits);
     dGeomSetCollideBits(bone.geom, settings.collide_bits);
     bones_.push_back(bone);
-    tracks_.push_back(*p.track);
+    tracks_.push_back(shared ? std::shared_ptr<const Track>(shared, p.track)
+                             : std::make_shared<const Track>(*p.track));
   }
   bindings_.resize(bones_.size());
 }
@@ -367,7 +383,7 @@ Pose Character::target(std::size_t bone, double t) const {
     }
     return detail::compose(pose, bones_[bone].offset);
   }
-  return detail::compose(detail::sample_timed(tracks_[bone], timing_, t), bones_[bone].offset);
+  return detail::compose(detail::sample_timed(*tracks_[bone], timing_, t), bones_[bone].offset);
 }
 
 void Character::check_driver(KinematicDriver& driver, const BindOptions& timing,
@@ -469,7 +485,7 @@ void Character::drive_soft(KinematicDriver& driver, const PuppetSettings& settin
     follow.playback_rate = root.playback_rate;
     follow.at_end = root.at_end;
     follow.interp = root.interp;
-    root_followers_.emplace_back(driver, bones_[i].body, tracks_[i], follow);
+    root_followers_.emplace_back(driver, bones_[i].body, *tracks_[i], follow);
   }
   driven_ = true;
 }

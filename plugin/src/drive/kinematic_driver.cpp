@@ -48,11 +48,22 @@ void KinematicDriver::remove_controller(detail::Controller* c) {
 
 KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, const Track& track,
                                                  const BindOptions& options) {
-  if (track.valid_count() == 0) {
+  if (track.valid_count() == 0) { // refused before the copy is made
     throw PluginError("KinematicDriver::bind: track '" + track.name() + "' has no valid sample");
   }
+  return bind(body, std::make_shared<const Track>(track), options);
+}
+
+KinematicDriver::BindingId KinematicDriver::bind(dBodyID body, std::shared_ptr<const Track> track,
+                                                 const BindOptions& options) {
+  if (track == nullptr) {
+    throw PluginError("KinematicDriver::bind: the track is null");
+  }
+  if (track->valid_count() == 0) {
+    throw PluginError("KinematicDriver::bind: track '" + track->name() + "' has no valid sample");
+  }
   Binding b;
-  b.track = track;
+  b.track = std::move(track);
   return add_binding(body, std::move(b), options);
 }
 
@@ -103,6 +114,9 @@ void KinematicDriver::unbind(BindingId id) {
     set_velocities(b.body, {}, {});
   }
   b.active = false;
+  // Let go of what it followed: a shared capture or source is freed with its last binding.
+  b.track.reset();
+  b.source.reset();
 }
 
 const KinematicDriver::Binding& KinematicDriver::binding(BindingId id, const char* function) const {
@@ -123,6 +137,10 @@ dBodyID KinematicDriver::body(BindingId id) const {
 
 Pose KinematicDriver::target(BindingId id, double t) const {
   const Binding& b = binding(id, "target");
+  if (!b.active) {
+    throw PluginError("KinematicDriver::target: binding " + std::to_string(id) +
+                      " was unbound; it follows nothing");
+  }
   Pose out;
   if (b.source && !source_target(b, t, out, nullptr)) {
     return body_pose(b.body);
@@ -131,7 +149,7 @@ Pose KinematicDriver::target(BindingId id, double t) const {
 }
 
 bool KinematicDriver::past_end(const Binding& b, double driver_time) const {
-  const double end = b.source ? b.source->end_time() : b.track.end_time();
+  const double end = b.source ? b.source->end_time() : b.track->end_time();
   return detail::track_time(b.options, driver_time) > end;
 }
 
@@ -166,7 +184,7 @@ bool KinematicDriver::source_target(const Binding& b, double t, Pose& out,
 }
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
-  const Pose pose = detail::sample_timed(b.track, b.options, t);
+  const Pose pose = detail::sample_timed(*b.track, b.options, t);
   return b.identity_offset ? pose : detail::compose(pose, b.options.offset);
 }
 
@@ -189,7 +207,7 @@ void KinematicDriver::prestep(double h) {
   const double inv_h = 1.0 / h;
   for (const Binding& b : bindings_) {
     if (b.active && !b.stats.released && !b.source) {
-      b.track.prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
+      b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
       __builtin_prefetch(dBodyGetPosition(b.body));
       __builtin_prefetch(dBodyGetQuaternion(b.body));
     }

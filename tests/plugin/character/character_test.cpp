@@ -420,3 +420,67 @@ TEST(Character, ARigidBodyCaptureGivesFreeBodiesWithDensityMasses) {
 
 } // namespace
 } // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+TEST(Character, ACrowdSharesOneCaptureAndMovesAsCopiesDo) {
+  auto capture = std::make_shared<const Capture>(cmu_hop());
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  {
+    // Two characters on the shared capture beside one built from a copy: the same bodies,
+    // stepped the same, land on the same poses.
+    Character copied(scene.world, scene.space, *capture);
+    Character first(scene.world, scene.space, capture);
+    Character second(scene.world, scene.space, capture);
+    for (Character* c : {&copied, &first, &second}) {
+      c->drive_kinematic(driver);
+    }
+    // Every bone's track and binding hold the capture; none holds a copy of it.
+    EXPECT_GE(capture.use_count(), 1 + 2 * 2 * 31);
+    for (int k = 0; k < 120; ++k) {
+      driver.prestep(1.0 / 120);
+      scene.step(1.0 / 120);
+    }
+    for (std::size_t b = 0; b < copied.bones().size(); ++b) {
+      const Pose want = body_pose(copied.bones()[b].body);
+      for (const Character* c : {&first, &second}) {
+        const Pose got = body_pose(c->bones()[b].body);
+        EXPECT_EQ(got.p.x, want.p.x);
+        EXPECT_EQ(got.p.z, want.p.z);
+        EXPECT_EQ(got.q.w, want.q.w);
+        const Pose target = c->target(b, 0.5);
+        EXPECT_EQ(target.p.y, copied.target(b, 0.5).p.y);
+      }
+    }
+  }
+  EXPECT_EQ(capture.use_count(), 1); // the characters and their bindings let go
+  EXPECT_THROW(Character(scene.world, scene.space, std::shared_ptr<const Capture>()),
+               PluginError);
+}
+
+TEST(KinematicDriverSharing, ASharedTrackIsBoundWithoutACopy) {
+  auto capture = std::make_shared<const Capture>(cmu_hop());
+  const std::shared_ptr<const Track> hips(capture, &capture->track("Hips"));
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  dBodyID shared_body = scene.box({0.1, 0.1, 0.1}, 1, {0, 0, 1});
+  dBodyID copied_body = scene.box({0.1, 0.1, 0.1}, 1, {0, 0, 1});
+  driver.bind(shared_body, hips);
+  driver.bind(copied_body, *hips);
+  EXPECT_EQ(hips.use_count(), 3); // here, the capture's owner through it, and the binding
+  for (int k = 0; k < 60; ++k) {
+    driver.prestep(1.0 / 120);
+    scene.step(1.0 / 120);
+  }
+  const Pose a = body_pose(shared_body), b = body_pose(copied_body);
+  EXPECT_EQ(a.p.x, b.p.x);
+  EXPECT_EQ(a.p.y, b.p.y);
+  EXPECT_EQ(a.q.z, b.q.z);
+  EXPECT_THROW(driver.bind(scene.box({0.1, 0.1, 0.1}, 1, {}), std::shared_ptr<const Track>()),
+               PluginError);
+}
+
+} // namespace
+} // namespace odemocap
