@@ -95,6 +95,55 @@ void prestep_warm_31_sources(benchmark::State& state) {
 }
 BENCHMARK(prestep_warm_31_sources)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
+/// Per-body prestep as the scene grows: N bodies (10 to 10000), each looping its own 2 s track
+/// (240 samples of a circle at its own phase, so no two share cache lines), the world stepped
+/// (untimed) between presteps so the caches hold what ODE's step leaves. The goal: per-body
+/// cost at 10000 at most 1.3 times that at 10, read off the ns_per_body counters of one run.
+void prestep_scaling(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  dInitODE2(0);
+  dWorldID world = dWorldCreate();
+  {
+    odemocap::KinematicDriver driver(world);
+    std::vector<std::shared_ptr<const odemocap::Track>> tracks;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto track = std::make_shared<odemocap::Track>("body" + std::to_string(i));
+      const double phase = 0.37 * static_cast<double>(i);
+      for (int k = 0; k < 240; ++k) {
+        const double a = phase + 2.0 * 3.14159265358979 * k / 240.0;
+        track->append(k / 120.0, {{std::cos(a), std::sin(a), 1.0 + 0.001 * static_cast<double>(i)},
+                                  odemocap::from_axis_angle({0, 0, 1}, a)});
+      }
+      tracks.push_back(track);
+      odemocap::BindOptions loop;
+      loop.at_end = odemocap::TrackEnd::Loop;
+      loop.time_offset = 0.01 * static_cast<double>(i % 200);
+      driver.bind(dBodyCreate(world), tracks.back(), loop);
+    }
+    double prestep = 0.0;
+    for (auto _ : state) {
+      const Clock::time_point t0 = Clock::now();
+      driver.prestep(k_h);
+      const double s = seconds(t0, Clock::now());
+      state.SetIterationTime(s);
+      prestep += s;
+      dWorldQuickStep(world, k_h);
+    }
+    state.counters["ns_per_body"] =
+        prestep / static_cast<double>(state.iterations()) / static_cast<double>(n) * 1e9;
+  }
+  dWorldDestroy(world);
+  dCloseODE();
+}
+BENCHMARK(prestep_scaling)
+    ->ArgName("bodies")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 } // namespace
 
 BENCHMARK_MAIN();

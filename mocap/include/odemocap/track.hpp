@@ -114,6 +114,8 @@ private:
   void check_time(double time) const;
   /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span.
   double wrap(double t, OutOfRange out_of_range) const;
+  /// Keeps front_time_ and back_time_ as a sample at `time` is appended.
+  void keep_ends(double time);
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
   std::size_t interval_guess(double t) const;
   std::size_t interval_index(double t) const;
@@ -131,6 +133,8 @@ private:
   /// touching the arrays' ends (cache misses when a driver samples many tracks per step).
   double first_valid_time_ = 0.0;
   double last_valid_time_ = 0.0;
+  double front_time_ = 0.0; ///< times_.front(), kept beside the hot fields
+  double back_time_ = 0.0;  ///< times_.back()
   /// Every sample is valid: sample indices are valid indices, no indirection needed.
   bool dense_ = true;
   std::size_t flips_ = 0;

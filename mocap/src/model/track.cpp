@@ -103,6 +103,7 @@ void Track::append(double time, const Pose& pose) {
     first_valid_time_ = time;
   }
   last_valid_time_ = time;
+  keep_ends(time);
   times_.push_back(time);
   positions_.push_back(pose.p);
   // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
@@ -141,6 +142,7 @@ void Track::scale_positions(double factor) {
 void Track::append_gap(double time) {
   check_time(time);
   dense_ = false;
+  keep_ends(time);
   times_.push_back(time);
   positions_.push_back({});
   orientations_.push_back({});
@@ -210,13 +212,20 @@ std::size_t Track::interval_index(double t) const {
   return static_cast<std::size_t>(it - valid_index_.begin()) - 1;
 }
 
+void Track::keep_ends(double time) {
+  front_time_ = times_.empty() ? time : front_time_;
+  back_time_ = time;
+}
+
 double Track::wrap(double t, OutOfRange out_of_range) const {
+  // The ends come from the track object itself, not from times_: a looping driver wraps every
+  // step, and the time base's first and last lines are cold by then.
   if (out_of_range != OutOfRange::Loop || (t >= first_valid_time_ && t < last_valid_time_) ||
-      (t >= times_.front() && t < times_.back())) {
+      (t >= front_time_ && t < back_time_)) {
     return t;
   }
-  const double start = times_.front();
-  const double period = times_.back() - start;
+  const double start = front_time_;
+  const double period = back_time_ - start;
   if (!(period > 0.0)) {
     return t;
   }

@@ -201,19 +201,27 @@ void KinematicDriver::prestep(double h) {
     throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " +
                       detail::describe(h));
   }
-  // Every binding's samples and body are loaded at once first: after a world step they have
-  // left the caches, and one binding's misses would otherwise wait for the previous one's.
+  // After a world step the bindings' tracks, samples and bodies have left the caches, and one
+  // binding's misses would wait for the previous one's: a pipeline loads them ahead. Binding
+  // i + 2A's track object is fetched, then (its addresses known) binding i + A's samples and
+  // body, while binding i is driven.
   const double next = time_ + h;
   const double inv_h = 1.0 / h;
-  for (const Binding& b : bindings_) {
-    if (b.active && !b.stats.released && !b.source) {
+  constexpr std::size_t k_ahead = 8;
+  const std::size_t n = bindings_.size();
+  const auto wanted = [](const Binding& b) { return b.active && !b.stats.released && !b.source; };
+  for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
+    if (i < n && wanted(bindings_[i])) {
+      __builtin_prefetch(bindings_[i].track.get());
+    }
+    if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
+      const Binding& b = bindings_[i - k_ahead];
       b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
       __builtin_prefetch(dBodyGetPosition(b.body));
       __builtin_prefetch(dBodyGetQuaternion(b.body));
     }
-  }
-  for (Binding& b : bindings_) {
-    if (b.active) {
+    if (i >= 2 * k_ahead && bindings_[i - 2 * k_ahead].active) {
+      Binding& b = bindings_[i - 2 * k_ahead];
       drive(b, h, next, inv_h);
       handle_neighbours(b);
     }
