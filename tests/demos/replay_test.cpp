@@ -418,6 +418,8 @@ struct Picture {
   std::size_t colours = 0;
   double not_background = 0.0;
   std::size_t struck = 0; ///< pixels of the yellow the viewer draws struck props in
+  std::size_t prop = 0;   ///< pixels of the props' blue (lit or shaded)
+  std::size_t chain = 0;  ///< pixels of the chain's green
 };
 
 Picture read_png(const fs::path& path) {
@@ -443,6 +445,8 @@ Picture read_png(const fs::path& path) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(p.width) * p.height; ++i) {
     const double r = pixels[3 * i], g = pixels[3 * i + 1], b = pixels[3 * i + 2];
     p.struck += r > 120 && g > 0.9 * r && b < 0.4 * r ? 1 : 0; // the viewer's struck yellow
+    p.prop += b > 60 && b > 1.5 * r && b > 1.3 * g ? 1 : 0;    // 0.3, 0.5, 0.9
+    p.chain += g > 60 && g > 1.4 * r && g > 1.3 * b ? 1 : 0;   // 0.3, 0.75, 0.4
   }
   const std::size_t n = static_cast<std::size_t>(p.width) * p.height;
   for (std::size_t i = 0; i < n; ++i) {
@@ -517,6 +521,14 @@ TEST(ReplayWindow, StruckPropsAreDrawnApartFromTheOthers) {
               struck.struck, none.struck);
   EXPECT_GT(struck.struck, 15u);
   EXPECT_EQ(none.struck, 0u);
+  // The strike scene's 4 cm balls are discs, not dots (from 9 m away, as the compare view
+  // showed them, they were about 3 pixels wide: 70 blue pixels in all, 408 now); the hanging
+  // chain is seen beside the character (127 green pixels with 4 cm links from 6 m, 266 now).
+  std::printf("[ metric ] prop-blue pixels in the strike scene: %zu; chain-green pixels in the "
+              "capture scene: %zu\n",
+              struck.prop, none.chain);
+  EXPECT_GT(struck.prop, 200u);
+  EXPECT_GT(none.chain, 200u);
 }
 #endif
 
