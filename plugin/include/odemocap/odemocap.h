@@ -77,6 +77,11 @@ int odmDriverBindCallback(odmDriverID driver, dBodyID body, odmPoseCallback call
 int odmDriverGetGapCount(odmDriverID driver, int binding);
 /* One of odmDriveGeodesic (default), odmDriveLinearApprox, odmDriveTeleport; 0 or -1. */
 int odmDriverSetMode(odmDriverID driver, int mode);
+/* How the driver treats dynamic bodies jointed to driven ones (NeighbourSettings): exact
+ * rotation (1, the default: finite rotation mode for them) or not (0), and the ERP it gives
+ * the joints that alone hold such a body ([0, 1]; 0 leaves them alone; default 0.8).
+ * 0, or -1 for an ERP outside [0, 1] or NaN. */
+int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_erp);
 /* Call before every dWorldStep/dWorldQuickStep of h seconds; 0 or -1. */
 int odmDriverPrestep(odmDriverID driver, dReal h);
 /* Simulated time the driver has advanced (s). */

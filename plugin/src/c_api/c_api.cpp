@@ -225,6 +225,16 @@ int odmDriverSetMode(odmDriverID driver, int mode) {
   });
 }
 
+int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_erp) {
+  return guarded(-1, [&] {
+    odemocap::NeighbourSettings settings;
+    settings.exact_rotation = exact_rotation != 0;
+    settings.joint_erp = joint_erp;
+    require(driver, "driver")->driver.set_neighbours(settings);
+    return 0;
+  });
+}
+
 int odmDriverPrestep(odmDriverID driver, dReal h) {
   return guarded(-1, [&] {
     require(driver, "driver")->driver.prestep(h);

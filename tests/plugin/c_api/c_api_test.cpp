@@ -66,6 +66,34 @@ extern "C" int circle(dReal t, dReal pose[7], void* user_data) {
   return 1;
 }
 
+TEST_F(CApi, NeighbourSettingsReachTheJointedBodies) {
+  // A payload on a ball joint under a driven body: by default the driver integrates it exactly
+  // and gives the joint ERP 0.8; the C API can turn both off, or choose another ERP.
+  odmDriverID driver = odmDriverCreate(world_);
+  dBodyID hand = dBodyCreate(world_);
+  dBodyID payload = dBodyCreate(world_);
+  dBodySetPosition(payload, 0, 0, -0.3);
+  dJointID joint = dJointCreateBall(world_, nullptr);
+  dJointAttach(joint, hand, payload);
+  dJointSetBallAnchor(joint, 0, 0, 0);
+  const dReal untouched = dJointGetBallParam(joint, dParamERP);
+  int calls = 0;
+  ASSERT_EQ(odmDriverBindCallback(driver, hand, &circle, &calls, nullptr), 0) << odmLastError();
+  EXPECT_EQ(odmDriverSetNeighbours(driver, 0, 0.0), 0) << odmLastError();
+  ASSERT_EQ(odmDriverPrestep(driver, 0.01), 0);
+  EXPECT_EQ(dBodyGetFiniteRotationMode(payload), 0);
+  EXPECT_EQ(dJointGetBallParam(joint, dParamERP), untouched);
+  EXPECT_EQ(odmDriverSetNeighbours(driver, 1, 0.6), 0) << odmLastError();
+  ASSERT_EQ(odmDriverPrestep(driver, 0.01), 0);
+  EXPECT_EQ(dBodyGetFiniteRotationMode(payload), 1);
+  EXPECT_DOUBLE_EQ(dJointGetBallParam(joint, dParamERP), 0.6);
+  EXPECT_EQ(odmDriverSetNeighbours(driver, 1, 1.5), -1);
+  EXPECT_NE(std::string(odmLastError()).find("joint_erp"), std::string::npos);
+  EXPECT_EQ(odmDriverSetNeighbours(driver, 1, NAN), -1);
+  EXPECT_EQ(odmDriverSetNeighbours(nullptr, 1, 0.8), -1);
+  odmDriverDestroy(driver);
+}
+
 TEST_F(CApi, ACallbackSourceIsFollowedExactlyAndItsGapsCounted) {
   odmDriverID driver = odmDriverCreate(world_);
   dBodyID body = dBodyCreate(world_);
