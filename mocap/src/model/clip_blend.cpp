@@ -62,14 +62,19 @@ double phase_of(const LoopClip& clip, double t) {
          (s - events[k]) / (end - events[k]);
 }
 
-/// A track of one bone of a loop played for three cycles at its frame rate.
-Track played(const LoopClip& clip, std::size_t bone) {
-  Track out(clip.bones()[bone]);
+/// Tracks of some bones of a loop played for three cycles at its frame rate, one per bone.
+std::vector<Track> played(const LoopClip& clip, const std::vector<std::size_t>& bones) {
+  std::vector<Track> out;
+  for (std::size_t b : bones) {
+    out.emplace_back(clip.bones()[b]);
+  }
   std::vector<Pose> poses;
   for (std::size_t i = 0; i <= 3 * clip.frame_count(); ++i) {
     const double t = static_cast<double>(i) * clip.frame_time();
     clip.poses(t, poses);
-    out.append(t, poses[bone]);
+    for (std::size_t k = 0; k < bones.size(); ++k) {
+      out[k].append(t, poses[bones[k]]);
+    }
   }
   return out;
 }
@@ -206,22 +211,24 @@ void ClipBlend::init_feet() {
     foot.ankle = leg.foot;
     foot.below = leg.below;
     foot.toe = leg.below.empty() ? leg.foot : leg.below.front();
+    // The foot and the bones below it, the toe (when there is one) second.
     std::vector<std::size_t> watched{foot.ankle};
     watched.insert(watched.end(), foot.below.begin(), foot.below.end());
     for (const LoopClip& clip : clips_) {
       FootfallOptions options;
       options.metres_per_unit = clip.metres_per_unit();
       const LoopClipOptions defaults;
-      const Track ankle = played(clip, foot.ankle);
-      const Track toe = played(clip, foot.toe);
-      for (std::size_t b : watched) {
-        const Track& track = b == foot.ankle ? ankle : b == foot.toe ? toe : played(clip, b);
+      const std::vector<Track> tracks = played(clip, watched);
+      for (std::size_t k = 0; k < watched.size(); ++k) {
         double low = INFINITY;
-        for (std::size_t i = 0; i < track.size(); ++i) {
-          low = std::min(low, dot(track.position(i), up));
+        for (std::size_t i = 0; i < tracks[k].size(); ++i) {
+          low = std::min(low, dot(tracks[k].position(i), up));
         }
+        const std::size_t b = watched[k];
         floor_[b] = floor_[b] == -INFINITY ? low : std::min(floor_[b], low);
       }
+      const Track& ankle = tracks.front();
+      const Track& toe = tracks[watched.size() > 1 ? 1 : 0];
       // The stance that starts at the footfall in the middle cycle, and the toe's after it.
       const double footfall = clip.duration() + clip.events()[foot.event];
       const double landing = phase_of(clip, footfall);

@@ -7,6 +7,20 @@
 
 namespace odemocap::detail {
 
+std::vector<std::size_t> bones_below(const std::vector<int>& parents, std::size_t bone) {
+  // Parents come first, so one pass finds every descendant.
+  std::vector<bool> inside(parents.size(), false);
+  inside[bone] = true;
+  std::vector<std::size_t> out;
+  for (std::size_t b = bone + 1; b < parents.size(); ++b) {
+    if (parents[b] >= 0 && inside[static_cast<std::size_t>(parents[b])]) {
+      inside[b] = true;
+      out.push_back(b);
+    }
+  }
+  return out;
+}
+
 bool find_leg(const std::vector<int>& parents, std::size_t foot, Leg& leg) {
   if (foot >= parents.size() || parents[foot] < 0) {
     return false;
@@ -18,16 +32,7 @@ bool find_leg(const std::vector<int>& parents, std::size_t foot, Leg& leg) {
   leg.hip = static_cast<std::size_t>(parents[knee]);
   leg.knee = knee;
   leg.foot = foot;
-  leg.below.clear();
-  // Bones come parents first, so one pass finds every descendant.
-  std::vector<bool> in_foot(parents.size(), false);
-  in_foot[foot] = true;
-  for (std::size_t b = foot + 1; b < parents.size(); ++b) {
-    if (parents[b] >= 0 && in_foot[static_cast<std::size_t>(parents[b])]) {
-      in_foot[b] = true;
-      leg.below.push_back(b);
-    }
-  }
+  leg.below = bones_below(parents, foot);
   return true;
 }
 
@@ -40,14 +45,14 @@ bool solve_leg(std::vector<Pose>& world, const std::vector<Pose>& local, const L
   const double shin = norm(ankle - knee);
   const Vec3 to_target = target - hip;
   const double wanted = norm(to_target);
+  if (!(wanted > 0.0) || !(thigh > 0.0) || !(shin > 0.0)) {
+    return false;
+  }
   // Reach: the triangle hip, knee, ankle closes for |thigh - shin| <= d <= thigh + shin.
   const double longest = thigh + shin;
   const double shortest = std::fabs(thigh - shin);
   const double d = std::clamp(wanted, shortest + 1e-9 * longest, longest * (1.0 - 1e-12));
   const bool reached = d == wanted;
-  if (!(wanted > 0.0) || !(thigh > 0.0) || !(shin > 0.0)) {
-    return false;
-  }
   const Vec3 axis = to_target * (1.0 / wanted);
   // The knee's side: its present offset from the hip-target line (law of cosines for the rest).
   Vec3 side = (knee - hip) - dot(knee - hip, axis) * axis;

@@ -5,7 +5,6 @@
 #include <odemocap/pose.hpp>
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace odemocap::detail {
@@ -18,6 +17,10 @@ struct Leg {
   std::size_t foot = 0;
   std::vector<std::size_t> below;
 };
+
+/// The bones below `bone` (its descendants), parents first, given each bone's parent (-1 for a
+/// root) in an order where parents come first.
+std::vector<std::size_t> bones_below(const std::vector<int>& parents, std::size_t bone);
 
 /// The leg ending in bone `foot`, or false when the foot's parent and grandparent are not bones
 /// (the chain the solver needs).

@@ -611,13 +611,9 @@ void LoopClip::measure_stance_drift(const std::vector<const Track*>& tracks, std
       continue;
     }
     std::vector<std::size_t> watched{static_cast<std::size_t>(bone)};
-    for (std::size_t b = static_cast<std::size_t>(bone) + 1; b < n; ++b) {
-      const int p = parents_[b];
-      if (p >= 0 && std::find(watched.begin(), watched.end(), static_cast<std::size_t>(p)) !=
-                        watched.end()) {
-        watched.push_back(b);
-      }
-    }
+    const std::vector<std::size_t> below =
+        detail::bones_below(parents_, static_cast<std::size_t>(bone));
+    watched.insert(watched.end(), below.begin(), below.end());
     for (std::size_t b : watched) {
       const std::vector<bool> planted = planted_frames({tracks[b]}, a, frames_, up_, footfall, min_swing);
       std::size_t stance_start = 0;
