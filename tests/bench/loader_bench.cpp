@@ -4,6 +4,10 @@
 
 #include <benchmark/benchmark.h>
 
+#ifdef ODEMOCAP_HAVE_BVH11
+#include <bvh11.hpp>
+#endif
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -82,6 +87,48 @@ void bvh_load(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
+
+/// The outside comparison (bvh11, when built with ODEMOCAP_BVH11_DIR) and our side of it, both
+/// from the file: read, parse, and every joint's world pose in every frame. bvh11's side
+/// composes each joint's transform relative to its parent with its parent's world transform,
+/// once per joint-frame in hierarchy order (GetTransformation would walk to the root for each
+/// joint: slower, and not what a careful user would write).
+const std::string& cmu_path() {
+  static const std::string path = std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh";
+  return path;
+}
+
+void bvh_load_file(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(load_capture(cmu_path()));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(cmu_text().size()));
+}
+
+#ifdef ODEMOCAP_HAVE_BVH11
+void bvh11_load_file(benchmark::State& state) {
+  for (auto _ : state) {
+    const bvh11::BvhObject bvh(cmu_path());
+    const auto joints = bvh.GetJointList(); // parents before children
+    std::map<const bvh11::Joint*, std::size_t> index;
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      index[joints[j].get()] = j;
+    }
+    std::vector<std::vector<Eigen::Affine3d>> world(
+        joints.size(), std::vector<Eigen::Affine3d>(static_cast<std::size_t>(bvh.frames())));
+    for (int f = 0; f < bvh.frames(); ++f) {
+      for (std::size_t j = 0; j < joints.size(); ++j) {
+        const Eigen::Affine3d local = bvh.GetTransformationRelativeToParent(joints[j], f);
+        const auto parent = joints[j]->parent();
+        world[j][static_cast<std::size_t>(f)] =
+            parent ? world[index.at(parent.get())][static_cast<std::size_t>(f)] * local : local;
+      }
+    }
+    benchmark::DoNotOptimize(world.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(cmu_text().size()));
+}
+#endif
 
 void motive_parse(benchmark::State& state) {
   const std::string& text = motive_text();
@@ -357,6 +404,10 @@ BENCHMARK_TEMPLATE(floor_from_chars, cmu_text, ' ')->Unit(benchmark::kMillisecon
 BENCHMARK(bvh_parse)->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_load)->Unit(benchmark::kMillisecond);
 BENCHMARK(bvh_forward_kinematics)->Unit(benchmark::kMillisecond);
+BENCHMARK(bvh_load_file)->Unit(benchmark::kMillisecond);
+#ifdef ODEMOCAP_HAVE_BVH11
+BENCHMARK(bvh11_load_file)->Unit(benchmark::kMillisecond);
+#endif
 BENCHMARK_TEMPLATE(floor_from_chars, motive_text, ',')->Unit(benchmark::kMillisecond);
 BENCHMARK(motive_parse)->Unit(benchmark::kMillisecond);
 BENCHMARK(floor_c3d_read_convert)->Unit(benchmark::kMillisecond);

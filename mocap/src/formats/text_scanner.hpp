@@ -57,6 +57,14 @@ std::string_view trim(std::string_view s);
 /// Parses all of `token` as a finite double; false if it is not exactly one number.
 bool parse_double(std::string_view token, double& out);
 
+/// The numbers capture files are made of, [-]digits[.digits] with at most 19 digits and their
+/// integer at most 2^53, read from `first` exactly as
+/// std::from_chars reads them, faster: the integer and the power of ten are both exact doubles,
+/// so one division rounds the value correctly (Clinger's fast path). Returns the end of the
+/// number, or nullptr when the text does not start with one of that shape (a '+', an exponent
+/// or more digits: from_chars decides those). The byte after the end is not looked at.
+const char* short_decimal(const char* first, const char* last, double& out);
+
 /// Printable form of a token for messages: quoted, cut to 40 bytes, control bytes escaped.
 std::string quote(std::string_view token);
 

@@ -1,3 +1,5 @@
+#include "math/sin_cos.hpp"
+
 #include <odemocap/skeleton.hpp>
 
 #include <cmath>
@@ -30,17 +32,33 @@ void forward_kinematics(const Skeleton& skeleton, std::size_t frame, std::vector
     Quat r;
     for (std::size_t k = 0; k < joint.channels.size(); ++k) {
       const double v = row[joint.first_channel + k];
+      const Channel channel = joint.channels[k];
+      if (channel == Channel::Xposition || channel == Channel::Yposition ||
+          channel == Channel::Zposition) {
+        double& component = channel == Channel::Xposition   ? t.x
+                            : channel == Channel::Yposition ? t.y
+                                                            : t.z;
+        component = joint.absolute_position ? v : component + v;
+        continue;
+      }
+      if (v == 0.0) {
+        continue; // no turn (captures hold many: fingers, toes, unused axes)
+      }
       const double half = 0.5 * v * k_radians_per_degree;
-      const double s = std::sin(half);
-      const double c = std::cos(half);
-      switch (joint.channels[k]) {
-      case Channel::Xposition: t.x = joint.absolute_position ? v : t.x + v; break;
-      case Channel::Yposition: t.y = joint.absolute_position ? v : t.y + v; break;
-      case Channel::Zposition: t.z = joint.absolute_position ? v : t.z + v; break;
-      // Intrinsic composition in channel order: multiply on the right.
-      case Channel::Xrotation: r = r * Quat{c, s, 0, 0}; break;
-      case Channel::Yrotation: r = r * Quat{c, 0, s, 0}; break;
-      case Channel::Zrotation: r = r * Quat{c, 0, 0, s}; break;
+      double s = 0.0, c = 1.0;
+      detail::sin_cos(half, s, c);
+      // Intrinsic composition in channel order: r times the turn about the channel's axis,
+      // the Hamilton product written out without the axis quaternion's zero components.
+      switch (channel) {
+      case Channel::Xrotation:
+        r = {r.w * c - r.x * s, r.w * s + r.x * c, r.y * c + r.z * s, r.z * c - r.y * s};
+        break;
+      case Channel::Yrotation:
+        r = {r.w * c - r.y * s, r.x * c - r.z * s, r.w * s + r.y * c, r.x * s + r.z * c};
+        break;
+      default: // Zrotation
+        r = {r.w * c - r.z * s, r.x * c + r.y * s, r.y * c - r.x * s, r.w * s + r.z * c};
+        break;
       }
     }
     if (joint.parent < 0) {

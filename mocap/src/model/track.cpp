@@ -53,6 +53,7 @@ void Track::reserve(std::size_t n) {
   positions_.reserve(n);
   orientations_.reserve(n);
   valid_.reserve(n);
+  valid_index_.reserve(n);
 }
 
 void Track::check_time(double time) const {
