@@ -32,9 +32,12 @@ public:
   /// Track name (joint or rigid-body name).
   const std::string& name() const { return name_; }
   /// Marker tracks (C3D points) carry positions only: their orientations are the identity and
-  /// mean nothing. Loaders set this; angular checks and estimates skip such tracks.
+  /// mean nothing, and are not stored (32 bytes a sample: a third of a marker capture's memory).
+  /// Loaders set this before appending; angular checks and estimates skip such tracks.
   bool position_only() const { return position_only_; }
-  void set_position_only(bool value) { position_only_ = value; }
+  /// Setting it drops the stored orientations (append() then stores none: the orientation it
+  /// is given is not kept); clearing it gives every sample so far the identity.
+  void set_position_only(bool value);
   /// Number of samples, valid or not.
   std::size_t size() const { return times_.size(); }
   /// Number of valid samples.
@@ -45,16 +48,20 @@ public:
   double time(std::size_t i) const { return times_[i]; }
   /// Position of sample i (m, world); zero for an invalid sample.
   const Vec3& position(std::size_t i) const { return positions_[i]; }
-  /// Orientation of sample i (body to world); identity for an invalid sample.
-  const Quat& orientation(std::size_t i) const { return orientations_[i]; }
+  /// Orientation of sample i (body to world); identity for an invalid sample and for every
+  /// sample of a position-only track.
+  const Quat& orientation(std::size_t i) const {
+    return position_only_ ? k_identity_ : orientations_[i];
+  }
   /// Whether sample i holds a measured pose.
   bool valid(std::size_t i) const { return valid_[i] != 0; }
   /// Pose of sample i.
-  Pose pose(std::size_t i) const { return {positions_[i], orientations_[i]}; }
+  Pose pose(std::size_t i) const { return {positions_[i], orientation(i)}; }
 
   /// Contiguous views for hot loops.
   const std::vector<double>& times() const { return times_; }
   const std::vector<Vec3>& positions() const { return positions_; }
+  /// Orientations, one per sample; empty for a position-only track.
   const std::vector<Quat>& orientations() const { return orientations_; }
   /// Validity per sample (1 valid, 0 gap).
   const std::vector<std::uint8_t>& valid_flags() const { return valid_; }
@@ -119,6 +126,8 @@ private:
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
   std::size_t interval_guess(double t) const;
   std::size_t interval_index(double t) const;
+
+  static constexpr Quat k_identity_{};
 
   std::string name_;
   std::vector<double> times_;

@@ -72,8 +72,8 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     if (selection.keep(body.name)) {
       selected.push_back(&body);
       tracks.emplace_back(body.name);
+      tracks.back().set_position_only(body.position_only()); // before reserve: no quaternions
       tracks.back().reserve(expected_rows);
-      tracks.back().set_position_only(body.position_only());
     }
   }
   RowStats stats;

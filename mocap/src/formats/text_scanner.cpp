@@ -116,6 +116,16 @@ namespace {
 constexpr double k_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
                                1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
 
+/// `magnitude` negated when `negative`, by its sign bit: a branch here mispredicts on every
+/// other number of a capture (a quarter of the reading's time in a profile).
+double with_sign(double magnitude, bool negative) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &magnitude, sizeof bits);
+  bits |= static_cast<std::uint64_t>(negative) << 63;
+  std::memcpy(&magnitude, &bits, sizeof bits);
+  return magnitude;
+}
+
 struct DigitRun {
   int count;           ///< leading digits among the 8 bytes (0 to 8)
   std::uint64_t value; ///< their value
@@ -173,8 +183,7 @@ const char* short_decimal_by_words(const char* p, bool negative, double& out) {
     fraction = after.count;
     q += 1 + after.count;
   }
-  const double value = static_cast<double>(digits) / k_powers[fraction];
-  out = negative ? -value : value;
+  out = with_sign(static_cast<double>(digits) / k_powers[fraction], negative);
   return q;
 }
 

@@ -20,7 +20,8 @@ void check_rotation_args(const Quat& q0, const Quat& q1, double dt, const char* 
   detail::require_positive_finite(dt, function, "dt");
 }
 
-/// Fills `out` for every sample; `angular_rate(q0, q1, inv_dt)` is the angular estimator. A
+/// Fills `out` for every sample; `angular_rate(q, i, inv_dt)` is the angular estimator over
+/// samples i and i + 1 of the orientations q (none for a position-only track). A
 /// template instantiated with lambdas, so the estimator is chosen once per track and inlined.
 /// Each interval's rates are computed once and used by the samples at both of its ends.
 template <class AngularRate>
@@ -48,7 +49,7 @@ void fill_velocities(const Track& track, DiffScheme scheme, AngularRate angular_
       after_dt = t[i + 1] - t[i];
       const double inv_dt = 1.0 / after_dt; // one division serves positions and rotations
       after_linear = (p[i + 1] - p[i]) * inv_dt;
-      after_angular = angular_rate(q[i], q[i + 1], inv_dt);
+      after_angular = angular_rate(q, i, inv_dt);
     }
     if (before_ok && after_ok && scheme == DiffScheme::Central) {
       linear_out[i] = detail::weighted_central(before_linear, before_dt, after_linear, after_dt);
@@ -99,13 +100,15 @@ TrackVelocities estimate_velocities(const Track& track, DiffScheme scheme,
   TrackVelocities out;
   // Track::append guarantees finite, unit, strictly increasing samples: no per-sample checks.
   // Lambdas, not function pointers: each instantiation gets its kernel inlined.
-  if (estimator == RotationEstimator::Geodesic) {
-    fill_velocities(track, scheme, [](const Quat& a, const Quat& b, double inv_dt) {
-      return detail::geodesic_rate(a, b, inv_dt);
+  if (track.position_only()) {
+    fill_velocities(track, scheme, [](const Quat*, std::size_t, double) { return Vec3{}; }, out);
+  } else if (estimator == RotationEstimator::Geodesic) {
+    fill_velocities(track, scheme, [](const Quat* q, std::size_t i, double inv_dt) {
+      return detail::geodesic_rate(q[i], q[i + 1], inv_dt);
     }, out);
   } else {
-    fill_velocities(track, scheme, [](const Quat& a, const Quat& b, double inv_dt) {
-      return detail::linear_approx_rate(a, b, inv_dt);
+    fill_velocities(track, scheme, [](const Quat* q, std::size_t i, double inv_dt) {
+      return detail::linear_approx_rate(q[i], q[i + 1], inv_dt);
     }, out);
   }
   return out;

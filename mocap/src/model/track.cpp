@@ -48,10 +48,21 @@ double Track::end_time() const {
   return times_.back();
 }
 
+void Track::set_position_only(bool value) {
+  if (value) {
+    orientations_ = {};
+  } else if (position_only_) {
+    orientations_.assign(times_.size(), Quat{});
+  }
+  position_only_ = value;
+}
+
 void Track::reserve(std::size_t n) {
   times_.reserve(n);
   positions_.reserve(n);
-  orientations_.reserve(n);
+  if (!position_only_) {
+    orientations_.reserve(n);
+  }
   valid_.reserve(n);
   valid_index_.reserve(n);
 }
@@ -109,7 +120,9 @@ void Track::append(double time, const Pose& pose) {
   positions_.push_back(pose.p);
   // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
   // data written and read back must stay bit for bit the same.
-  orientations_.push_back(std::fabs(length - 1.0) <= 1e-15 ? pose.q : pose.q * (1.0 / length));
+  if (!position_only_) {
+    orientations_.push_back(std::fabs(length - 1.0) <= 1e-15 ? pose.q : pose.q * (1.0 / length));
+  }
   valid_.push_back(1);
 }
 
@@ -146,13 +159,15 @@ void Track::append_gap(double time) {
   keep_ends(time);
   times_.push_back(time);
   positions_.push_back({});
-  orientations_.push_back({});
+  if (!position_only_) {
+    orientations_.push_back({});
+  }
   valid_.push_back(0);
 }
 
 std::size_t Track::make_continuous() {
   std::size_t negated = 0;
-  if (valid_index_.empty()) {
+  if (valid_index_.empty() || position_only_) {
     return 0;
   }
   Quat previous_raw = orientations_[valid_index_[0]];
@@ -265,7 +280,9 @@ void Track::prefetch(double t, OutOfRange out_of_range) const {
   };
   lines(&times_[k]);
   lines(&positions_[k]);
-  lines(&orientations_[k]);
+  if (!position_only_) {
+    lines(&orientations_[k]);
+  }
 }
 
 Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
@@ -290,7 +307,7 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   const double u = (t - times_[i]) / duration;
   if (interp == Interp::Linear) {
     return {positions_[i] + (positions_[j] - positions_[i]) * u,
-            slerp(orientations_[i], orientations_[j], u)};
+            position_only_ ? k_identity_ : slerp(orientations_[i], orientations_[j], u)};
   }
   const auto linear = [this](std::size_t a, std::size_t b, double dt) {
     return (positions_[b] - positions_[a]) / dt;
@@ -298,8 +315,13 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   const auto angular = [this](std::size_t a, std::size_t b, double dt) {
     return detail::geodesic_rate(orientations_[a], orientations_[b], 1.0 / dt);
   };
-  return {hermite(positions_[i], knot_velocity(valid_index_, times_, k, linear), positions_[j],
-                  knot_velocity(valid_index_, times_, k + 1, linear), duration, u),
+  const Vec3 position =
+      hermite(positions_[i], knot_velocity(valid_index_, times_, k, linear), positions_[j],
+              knot_velocity(valid_index_, times_, k + 1, linear), duration, u);
+  if (position_only_) {
+    return {position, k_identity_};
+  }
+  return {position,
           spherical_cubic(orientations_[i], knot_velocity(valid_index_, times_, k, angular),
                           orientations_[j], knot_velocity(valid_index_, times_, k + 1, angular),
                           duration, u)};

@@ -3,6 +3,7 @@
 #include <odemocap/capture.hpp>
 #include <odemocap/error.hpp>
 #include <odemocap/track.hpp>
+#include <odemocap/velocity.hpp>
 
 #include <gtest/gtest.h>
 
@@ -236,6 +237,76 @@ TEST(Capture, TracksAreFoundByNameAndNamesAreUnique) {
   }
   EXPECT_THROW(capture.add_track(Track("Hips")), MocapError);
   EXPECT_THROW(capture.add_track(Track("")), MocapError);
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+/// A marker's path with a gap, appended to a position-only track and to an ordinary one.
+void fill_marker(Track& track) {
+  for (int i = 0; i < 40; ++i) {
+    const double t = i / 100.0;
+    if (i == 17) {
+      track.append_gap(t);
+    } else {
+      track.append(t, {{std::sin(3 * t), t * t, 0.5 - t}, Quat{}});
+    }
+  }
+}
+
+TEST(TrackPositionOnly, StoresNoOrientationsAndSamplesAsTheSameTrackWithIdentities) {
+  Track marker("marker"), full("full");
+  marker.set_position_only(true);
+  fill_marker(marker);
+  fill_marker(full);
+  EXPECT_TRUE(marker.orientations().empty());
+  EXPECT_EQ(full.orientations().size(), 40u);
+  for (std::size_t i = 0; i < marker.size(); ++i) {
+    EXPECT_EQ(marker.orientation(i).w, 1.0);
+    EXPECT_EQ(marker.pose(i).q.x, 0.0);
+  }
+  for (double t = -0.1; t < 0.5; t += 0.0137) {
+    for (const Interp interp : {Interp::Linear, Interp::Cubic}) {
+      const Pose a = marker.sample(t, interp, OutOfRange::Loop);
+      const Pose b = full.sample(t, interp, OutOfRange::Loop);
+      EXPECT_EQ(a.p.x, b.p.x);
+      EXPECT_EQ(a.p.y, b.p.y);
+      EXPECT_EQ(a.p.z, b.p.z);
+      EXPECT_EQ(a.q.w, 1.0);
+      EXPECT_EQ(b.q.w, 1.0);
+      marker.prefetch(t, OutOfRange::Loop); // reads no orientation
+    }
+  }
+  const TrackVelocities va = estimate_velocities(marker, DiffScheme::Central);
+  const TrackVelocities vb = estimate_velocities(full, DiffScheme::Central);
+  for (std::size_t i = 0; i < marker.size(); ++i) {
+    EXPECT_EQ(va.linear[i].x, vb.linear[i].x);
+    EXPECT_EQ(va.angular[i].x, 0.0);
+    EXPECT_EQ(va.valid[i], vb.valid[i]);
+  }
+  EXPECT_EQ(marker.make_continuous(), 0u);
+}
+
+TEST(TrackPositionOnly, SwitchingDropsOrGivesIdentities) {
+  Track track("t");
+  track.append(0.0, {{1, 2, 3}, normalized(Quat{0.9, 0.1, 0.2, 0.3})});
+  track.set_position_only(true);
+  EXPECT_TRUE(track.orientations().empty());
+  EXPECT_EQ(track.orientation(0).w, 1.0);
+  // The orientation given to a position-only track is not kept: it has none.
+  track.append(1.0, {{4, 5, 6}, normalized(Quat{0.5, 0.5, 0.5, 0.5})});
+  EXPECT_TRUE(track.orientations().empty());
+  track.set_position_only(false);
+  ASSERT_EQ(track.orientations().size(), 2u);
+  EXPECT_EQ(track.orientation(1).w, 1.0);
+  track.append(2.0, {{7, 8, 9}, normalized(Quat{0.5, 0.5, 0.5, 0.5})});
+  EXPECT_EQ(track.orientation(2).w, 0.5);
+  // A bad orientation is refused all the same: the data is wrong, whether kept or not.
+  track.set_position_only(true);
+  EXPECT_THROW(track.append(3.0, {{0, 0, 0}, Quat{2, 0, 0, 0}}), MocapError);
 }
 
 } // namespace
