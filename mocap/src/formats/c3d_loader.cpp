@@ -13,9 +13,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,43 +37,78 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-/// Bounds-checked reads of little-endian words and the processor's floats.
+/// Bytes [at, at + count) of a C3D file: all of it in memory (parse_c3d), or a window read
+/// from the file on demand (load_capture: a large file's data section never has to be in
+/// memory at once).
+class ByteSource {
+public:
+  virtual ~ByteSource() = default;
+  /// The file's size in bytes.
+  virtual std::size_t size() const = 0;
+  /// Bytes [at, at + count) with at + count <= size(), and as many after them as is cheap;
+  /// valid until the next call. Throws LoadError when they cannot be read.
+  virtual std::string_view window(std::size_t at, std::size_t count) = 0;
+};
+
+class MemorySource : public ByteSource {
+public:
+  explicit MemorySource(std::string_view data) : data_(data) {}
+  std::size_t size() const override { return data_.size(); }
+  std::string_view window(std::size_t, std::size_t) override { return data_; }
+
+private:
+  std::string_view data_;
+};
+
+/// Bounds-checked reads of little-endian words and the processor's floats, at byte offsets
+/// into the whole file; the bytes come from a ByteSource's window, moved when a read falls
+/// outside it.
 class Bytes {
 public:
-  Bytes(std::string_view data, std::string path) : data_(data), path_(std::move(path)) {}
+  Bytes(ByteSource& source, std::string path)
+      : source_(source), size_(source.size()), path_(std::move(path)) {}
 
   [[noreturn]] void fail(std::size_t at, const std::string& message) const {
     throw LoadError::at_byte(path_, at, "C3D: " + message);
   }
+  /// Checks that the file holds bytes [at, at + count); reads nothing.
   void need(std::size_t at, std::size_t count, const char* what) const {
-    if (at > data_.size() || count > data_.size() - at) {
-      throw LoadError::at_byte(path_, std::min(at, data_.size()),
+    if (at > size_ || count > size_ - at) {
+      throw LoadError::at_byte(path_, std::min(at, size_),
                                "C3D: " + std::string(what) + ": " + std::to_string(count) +
                                    " byte(s) needed from byte " + std::to_string(at) +
-                                   ", the file ends at byte " + std::to_string(data_.size()) +
+                                   ", the file ends at byte " + std::to_string(size_) +
                                    " (truncated, or a wrong pointer or count)");
+    }
+  }
+  /// need(), then makes bytes [at, at + count) readable by the unchecked reads.
+  void cover(std::size_t at, std::size_t count, const char* what) const {
+    need(at, count, what);
+    if (at < base_ || at - base_ + count > window_.size()) {
+      window_ = source_.window(at, count);
+      base_ = window_.size() == size_ ? 0 : at;
     }
   }
 
   std::uint8_t u8(std::size_t at, const char* what) const {
-    need(at, 1, what);
-    return static_cast<std::uint8_t>(data_[at]);
+    cover(at, 1, what);
+    return static_cast<std::uint8_t>(raw(at));
   }
   std::int8_t i8(std::size_t at, const char* what) const {
     return static_cast<std::int8_t>(u8(at, what));
   }
   std::uint16_t u16(std::size_t at, const char* what) const {
-    need(at, 2, what);
+    cover(at, 2, what);
     return unchecked_u16(at);
   }
   std::int16_t i16(std::size_t at, const char* what) const {
     return static_cast<std::int16_t>(u16(at, what));
   }
   float f32(std::size_t at, const char* what) const {
-    need(at, 4, what);
+    cover(at, 4, what);
     return unchecked_f32(at);
   }
-  /// For hot loops whose whole range was checked with need().
+  /// For hot loops whose range was made readable with cover().
   float unchecked_f32(std::size_t at) const {
     switch (processor_) {
     case Processor::Intel: return f32_as<Processor::Intel>(at);
@@ -85,7 +122,7 @@ public:
                                          : u16_as<Processor::Intel>(at);
   }
   /// A point's x, y, z (file units: integers times `scale`, or floats when `floats`) and
-  /// whether its residual word says it was measured, at `at` (range checked with need()). The
+  /// whether its residual word says it was measured, at `at` (range made readable with cover()). The
   /// byte order is chosen once per point, not per number: this is the loader's hot loop.
   void unchecked_point(std::size_t at, bool floats, double scale, Vec3& p, bool& valid) const {
     switch (processor_) {
@@ -95,16 +132,19 @@ public:
     }
     point_as<Processor::Mips>(at, floats, scale, p, valid);
   }
+  /// Valid until the next read.
   std::string_view text(std::size_t at, std::size_t count, const char* what) const {
-    need(at, count, what);
-    return data_.substr(at, count);
+    cover(at, count, what);
+    return window_.substr(at - base_, count);
   }
-  std::size_t size() const { return data_.size(); }
+  std::size_t size() const { return size_; }
   void set_processor(Processor p) { processor_ = p; }
   Processor processor() const { return processor_; }
 
 private:
-  std::uint32_t raw(std::size_t at) const { return static_cast<unsigned char>(data_[at]); }
+  std::uint32_t raw(std::size_t at) const {
+    return static_cast<unsigned char>(window_[at - base_]);
+  }
 
   template <Processor P>
   float f32_as(std::size_t at) const {
@@ -151,7 +191,10 @@ private:
     valid = word(6) >= 0;
   }
 
-  std::string_view data_;
+  ByteSource& source_;
+  std::size_t size_;
+  mutable std::string_view window_; ///< bytes [base_, base_ + window_.size()) of the file
+  mutable std::size_t base_ = 0;
   std::string path_;
   Processor processor_ = Processor::Intel;
 };
@@ -373,9 +416,9 @@ Axis up_axis_of(const Parameters& parameters, bool& declared, std::string& note)
 /// Whether the header's parameter block pointer leads to a parameter section: some writers
 /// leave it out (pointer 0 or 1, the data where the parameters would be, or a section of 0
 /// blocks, as PhaseSpace's c3d.org sample 20).
-bool has_parameter_section(std::string_view data) {
-  const auto byte = [&](std::size_t at) {
-    return at < data.size() ? static_cast<unsigned char>(data[at]) : 0u;
+bool has_parameter_section(const Bytes& bytes) {
+  const auto byte = [&](std::size_t at) -> unsigned {
+    return at < bytes.size() ? bytes.u8(at, "header") : 0u;
   };
   const unsigned block = byte(0);
   if (block < 2) {
@@ -387,7 +430,7 @@ bool has_parameter_section(std::string_view data) {
     return false;
   }
   const std::size_t start = (block - 1u) * k_block;
-  return !(start + 4 <= data.size() && byte(start + 2) == 0);
+  return !(start + 4 <= bytes.size() && byte(start + 2) == 0);
 }
 
 /// For a file without parameters, the processor whose reading of the header makes sense: a
@@ -459,11 +502,63 @@ std::vector<std::string> labels_of(const Parameters& parameters, const std::stri
   return labels;
 }
 
+/// The file read a window at a time: the header and parameters, then the data section a
+/// chunk of frames after another, each read into one reused buffer.
+class FileSource : public ByteSource {
+public:
+  FileSource(const std::string& path, std::size_t size)
+      : in_(path, std::ios::binary), path_(path), size_(size) {
+    if (!in_) {
+      throw LoadError(path_, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+    }
+  }
+  std::size_t size() const override { return size_; }
+  std::string_view window(std::size_t at, std::size_t count) override {
+    const std::size_t length = std::min(size_ - at, std::max(count, k_window));
+    buffer_.resize(length);
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(at));
+    in_.read(buffer_.data(), static_cast<std::streamsize>(length));
+    if (static_cast<std::size_t>(in_.gcount()) != length) {
+      throw LoadError::at_byte(path_, at + static_cast<std::size_t>(std::max<std::streamsize>(in_.gcount(), 0)),
+                               "C3D: read " + std::to_string(in_.gcount()) + " of " +
+                                   std::to_string(length) + " bytes from byte " +
+                                   std::to_string(at) + ": the file changed or failed");
+    }
+    return {buffer_.data(), length};
+  }
+
+private:
+  static constexpr std::size_t k_window = 1 << 20;
+  std::ifstream in_;
+  std::string path_;
+  std::size_t size_;
+  std::vector<char> buffer_;
+};
+
+Capture parse_c3d_from(ByteSource& input, std::string_view source, const LoadOptions& options);
+
 } // namespace
 
 Capture parse_c3d(std::string_view data, std::string_view source, const LoadOptions& options) {
+  MemorySource input(data);
+  return parse_c3d_from(input, source, options);
+}
+
+namespace detail {
+
+Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options) {
+  FileSource input(path, size);
+  return parse_c3d_from(input, path, options);
+}
+
+} // namespace detail
+
+namespace {
+
+Capture parse_c3d_from(ByteSource& input, std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
-  Bytes bytes(data, std::string(source));
+  Bytes bytes(input, std::string(source));
   const std::uint8_t parameter_block = bytes.u8(0, "header");
   if (bytes.u8(1, "header") != 0x50) {
     bytes.fail(1, "not a C3D file: the second byte is not 0x50");
@@ -479,7 +574,7 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
     info.notes.push_back(message); // CaptureInfo: every tolerated defect is also a note
   };
   std::optional<Parameters> section;
-  if (has_parameter_section(data)) {
+  if (has_parameter_section(bytes)) {
     const std::size_t parameter_start = (parameter_block - 1u) * k_block;
     const std::uint8_t processor = bytes.u8(parameter_start + 3, "processor type");
     if (processor < 84 || processor > 86) {
@@ -631,30 +726,45 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   const std::vector<std::string> labels =
       labels_of(parameters, "POINT", points, "point", seen, capture.info().notes);
   const double to_file_units = std::fabs(scale);
+  // Frame by frame, each frame's points into their tracks: the data section is read once, in
+  // order, a window of frames at a time.
+  std::vector<std::size_t> kept;
+  std::vector<Track> tracks;
   for (std::size_t p = 0; p < points; ++p) {
-    if (!selection.keep(labels[p])) {
-      continue;
+    if (selection.keep(labels[p])) {
+      kept.push_back(p);
+      tracks.emplace_back(labels[p]);
+      tracks.back().set_position_only(true);
+      tracks.back().reserve(frames);
     }
-    Track track(labels[p]);
-    track.set_position_only(true);
-    track.reserve(frames);
-    for (std::size_t f = 0; f < frames; ++f) {
-      const double t = (static_cast<double>(first_frame) - 1.0 + static_cast<double>(f)) / rate;
-      const std::size_t at = data_start + f * frame_bytes + p * 4 * word;
+  }
+  const std::size_t frames_per_window =
+      frame_bytes == 0 ? std::max<std::size_t>(frames, 1)
+                       : std::max<std::size_t>(1, (std::size_t{1} << 20) / frame_bytes);
+  for (std::size_t f = 0; f < frames; ++f) {
+    if (f % frames_per_window == 0) {
+      bytes.cover(data_start + f * frame_bytes,
+                  std::min(frames_per_window, frames - f) * frame_bytes, "the data section");
+    }
+    const double t = (static_cast<double>(first_frame) - 1.0 + static_cast<double>(f)) / rate;
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      const std::size_t at = data_start + f * frame_bytes + kept[k] * 4 * word;
       Vec3 position;
       bool valid;
       bytes.unchecked_point(at, floats, to_file_units, position, valid);
       try {
         if (valid) {
-          track.append(t, {conversion.apply({position, Quat{}}).p, Quat{}});
+          tracks[k].append(t, {conversion.apply({position, Quat{}}).p, Quat{}});
         } else {
-          track.append_gap(t);
+          tracks[k].append_gap(t);
         }
       } catch (const MocapError& e) {
-        bytes.fail(at, "point '" + labels[p] + "' frame " + std::to_string(first_frame + f) + ": " +
-                           e.what());
+        bytes.fail(at, "point '" + labels[kept[k]] + "' frame " + std::to_string(first_frame + f) +
+                           ": " + e.what());
       }
     }
+  }
+  for (Track& track : tracks) {
     capture.add_track(std::move(track));
   }
 
@@ -692,6 +802,7 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
         const double t = (static_cast<double>(first_frame) - 1.0) / rate +
                          static_cast<double>(s) / (rate * static_cast<double>(ratio));
         const std::size_t at = rotation_start + (s * rotations + r) * 17 * 4;
+        bytes.cover(at, 17 * 4, "the ROTATION data section");
         float m[16];
         for (int k = 0; k < 16; ++k) {
           m[k] = bytes.unchecked_f32(at + 4 * static_cast<std::size_t>(k));
@@ -741,4 +852,5 @@ Capture parse_c3d(std::string_view data, std::string_view source, const LoadOpti
   return capture;
 }
 
+} // namespace
 } // namespace odemocap

@@ -29,7 +29,9 @@ std::string locate(const std::string& path, std::size_t line, std::size_t column
   return where + ": " + message;
 }
 
-std::string read_file(const std::string& path, std::size_t max_bytes) {
+/// The size of the regular file at `path`; throws LoadError for a directory, a missing or
+/// unreadable file, or one over `max_bytes`.
+std::size_t checked_size(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     std::error_code listing;
@@ -53,18 +55,27 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
                     "file is " + std::to_string(size) + " bytes, above the limit of " +
                         std::to_string(max_bytes) + " (LoadOptions::max_file_bytes)");
   }
+  return static_cast<std::size_t>(size);
+}
+
+/// The first `count` bytes of the file (fewer when it is shorter than `count`).
+std::string read_prefix(const std::string& path, std::size_t count) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
   }
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (static_cast<std::uintmax_t>(in.gcount()) != size) {
+  std::string text(count, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(count));
+  if (static_cast<std::size_t>(in.gcount()) != count) {
     throw LoadError(path, 0, 0,
-                    "read " + std::to_string(in.gcount()) + " of " + std::to_string(size) +
+                    "read " + std::to_string(in.gcount()) + " of " + std::to_string(count) +
                         " bytes: the file changed or failed");
   }
   return text;
+}
+
+std::string read_file(const std::string& path, std::size_t max_bytes) {
+  return read_prefix(path, checked_size(path, max_bytes));
 }
 
 /// Byte 1: the parameter block number; byte 2: the key 0x50; the parameter section's fourth
@@ -249,7 +260,15 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
 }
 
 Capture load_capture(const std::string& path, const LoadOptions& options) {
-  const std::string text = read_file(path, options.max_file_bytes);
+  // A C3D is read a window at a time: its data section, most of a large file, is never in
+  // memory whole. Its processor byte lies within the first 255 blocks.
+  const std::size_t size = checked_size(path, options.max_file_bytes);
+  if (options.format == Format::C3d ||
+      (options.format == Format::Auto && lower_extension(path) != ".bvh" &&
+       looks_like_c3d(read_prefix(path, std::min<std::size_t>(size, 255 * 512 + 4))))) {
+    return detail::load_c3d_file(path, size, options);
+  }
+  const std::string text = read_prefix(path, size);
   const auto with_skeleton = [&](Format format) {
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
       return parse_as(format, text, path, options);

@@ -52,6 +52,10 @@ void infer_unit_from_coordinates(Capture& capture, const std::string& why,
 /// only .asf in its directory. Throws LoadError naming what was looked for.
 std::string find_asf_for(const std::string& amc_path);
 
+/// load_capture()'s C3D path: the file read a window at a time (the data section is never in
+/// memory whole). `size` is the file's size, already checked against LoadOptions::max_file_bytes.
+Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options);
+
 /// The tracks a caller asked for.
 class TrackSelection {
 public:

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -593,6 +595,81 @@ TEST(C3dLoader, FormatIsDetectedFromTheBytesNotTheName) {
   EXPECT_EQ(c.tracks().size(), 3u);
   // A text file whose second character is 'P' is not taken for a C3D file.
   EXPECT_EQ(detect_format("tPos,x\n1,2\n", "t.csv"), Format::RigidBodyCsv);
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool same_samples(const Track& a, const Track& b) {
+  if (a.name() != b.name() || a.size() != b.size() || a.position_only() != b.position_only()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Pose p = a.pose(i), q = b.pose(i);
+    if (a.time(i) != b.time(i) || a.valid(i) != b.valid(i) || p.p.x != q.p.x || p.p.y != q.p.y ||
+        p.p.z != q.p.z || p.q.w != q.q.w || p.q.x != q.q.x || p.q.y != q.q.y || p.q.z != q.q.z) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(C3dLoader, AFileReadAWindowAtATimeLoadsAsTheSameBytesInMemory) {
+  // load_capture reads a C3D's data section 1 MiB at a time (Vicon.c3d: 3 windows; sgi_real is
+  // big-endian, Eb015vi DEC, pc_real with a ROTATION-free Intel layout); parse_c3d has it all.
+  for (const std::string& path :
+       {test::shared_data("ezc3d/Vicon.c3d"), test::shared_data("ezc3d/Qualisys.c3d"),
+        test::test_data("c3d/sgi_real.c3d"), test::test_data("c3d/Eb015vi.c3d"),
+        test::test_data("c3d/Eb015pi.c3d"), test::test_data("c3d/pc_real.c3d"),
+        test::test_data("c3d/phasespace_sample.c3d")}) {
+    if (!std::filesystem::exists(path)) {
+      continue;
+    }
+    SCOPED_TRACE(path);
+    const Capture streamed = load_capture(path);
+    const Capture whole = parse_c3d(file_bytes(path), path);
+    ASSERT_EQ(streamed.tracks().size(), whole.tracks().size());
+    for (std::size_t k = 0; k < whole.tracks().size(); ++k) {
+      EXPECT_TRUE(same_samples(streamed.tracks()[k], whole.tracks()[k]))
+          << whole.tracks()[k].name();
+    }
+    EXPECT_EQ(streamed.info().notes, whole.info().notes);
+  }
+}
+
+TEST(C3dLoader, AFileCutShortLoadsFromDiskAsFromMemory) {
+  // The window reads stop at the end of the file: a truncated copy of Vicon.c3d keeps its
+  // complete frames with the same note either way, and strict loading refuses it either way.
+  const std::string path = test::shared_data("ezc3d/Vicon.c3d");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const std::string bytes = file_bytes(path);
+  const std::string cut = ::testing::TempDir() + "vicon_cut.c3d";
+  {
+    std::ofstream out(cut, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() * 2 / 3));
+  }
+  const Capture streamed = load_capture(cut);
+  const Capture whole = parse_c3d(bytes.substr(0, bytes.size() * 2 / 3), cut);
+  ASSERT_EQ(streamed.tracks().size(), 51u);
+  EXPECT_LT(streamed.tracks()[0].size(), 580u);
+  for (std::size_t k = 0; k < whole.tracks().size(); ++k) {
+    EXPECT_TRUE(same_samples(streamed.tracks()[k], whole.tracks()[k]));
+  }
+  EXPECT_EQ(streamed.info().tolerated, whole.info().tolerated);
+  LoadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(load_capture(cut, strict), LoadError);
+  std::remove(cut.c_str());
 }
 
 } // namespace
