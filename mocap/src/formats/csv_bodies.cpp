@@ -210,7 +210,7 @@ void append_marker_sample(const CsvReader& reader, const std::vector<CsvCell>& c
 
 Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
                      const PoseConversion& conversion, const LoadOptions& options,
-                     std::string_view text, CaptureInfo info, RowStats& stats) {
+                     std::size_t lines, CaptureInfo info, RowStats& stats) {
   const TrackSelection selection(options.tracks);
   std::vector<std::string> names;
   for (const BodyColumns& body : layout.bodies) {
@@ -218,9 +218,8 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
   }
   selection.check_found(names, reader.source());
   std::vector<Track> tracks;
-  const auto rows = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   stats = read_body_rows(reader, layout, decimal_comma, options.renormalize, conversion, selection,
-                         rows, tracks);
+                         lines, tracks);
   if (stats.renormalized > 0) {
     info.notes.push_back(std::to_string(stats.renormalized) +
                          " quaternion(s) renormalised, the furthest from unit length " +

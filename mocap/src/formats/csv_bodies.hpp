@@ -56,11 +56,12 @@ void assign_column(TableLayout& layout, const std::string& name, int slot, std::
 void check_complete(const TableLayout& layout, const CsvReader& reader);
 
 /// Checks that the requested tracks exist, reads every remaining row (read_body_rows) and
-/// returns the capture made of `info` and the tracks; frame jumps become a note. `text` is the
-/// whole input (its line count bounds the rows). `stats` receives what the rows showed.
+/// returns the capture made of `info` and the tracks; frame jumps become a note. `lines` is the
+/// input's line count (it bounds the rows: the tracks reserve that much once). `stats`
+/// receives what the rows showed.
 Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
                      const PoseConversion& conversion, const LoadOptions& options,
-                     std::string_view text, CaptureInfo info, RowStats& stats);
+                     std::size_t lines, CaptureInfo info, RowStats& stats);
 
 /// Reads every remaining row into one track per selected body. Empty or NaN cells make the
 /// body's sample a gap; a cell that is not a number, a missing time, or a pose a Track rejects

@@ -34,13 +34,43 @@ CsvReader::CsvReader(std::string_view text, std::string_view source, char delimi
   }
 }
 
+CsvReader::CsvReader(std::istream& in, std::string_view source, char delimiter)
+    : in_(&in), source_(source), delimiter_(delimiter) {
+  refill();
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") {
+    pos_ = 3;
+  }
+}
+
+bool CsvReader::refill() {
+  if (in_ == nullptr || !*in_) {
+    return false;
+  }
+  constexpr std::size_t k_chunk = std::size_t{1} << 20;
+  buffer_.erase(0, pos_);
+  pos_ = 0;
+  const std::size_t kept = buffer_.size();
+  buffer_.resize(kept + k_chunk);
+  in_->read(buffer_.data() + kept, static_cast<std::streamsize>(k_chunk));
+  const auto got = static_cast<std::size_t>(std::max<std::streamsize>(in_->gcount(), 0));
+  buffer_.resize(kept + got);
+  text_ = buffer_;
+  if (in_->bad()) {
+    throw LoadError(std::string(source_), next_line_, 0, "reading the file failed");
+  }
+  return got > 0;
+}
+
 bool CsvReader::next_row(std::vector<CsvCell>& cells) {
   cells.clear();
-  if (pos_ >= text_.size()) {
+  if (pos_ >= text_.size() && !refill()) {
     return false;
   }
   line_ = next_line_++;
   std::size_t end = text_.find('\n', pos_);
+  while (end == std::string_view::npos && refill()) { // a line across the chunk's end
+    end = text_.find('\n', pos_);
+  }
   terminated_ = end != std::string_view::npos;
   if (!terminated_) {
     end = text_.size();

@@ -4,6 +4,7 @@
 // once the row vector has grown.
 
 #include <cstddef>
+#include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ class CsvReader {
 public:
   /// Skips a UTF-8 byte order mark at the start.
   CsvReader(std::string_view text, std::string_view source, char delimiter);
+  /// The text of a stream read 1 MiB at a time (a file never in memory whole): the cells of a
+  /// row are valid until the next call of next_row(). Throws LoadError when reading fails.
+  CsvReader(std::istream& in, std::string_view source, char delimiter);
 
   /// Reads the next line's cells into `cells`; false when the text is exhausted.
   bool next_row(std::vector<CsvCell>& cells);
@@ -32,6 +36,11 @@ public:
   [[noreturn]] void fail(std::size_t column, const std::string& message) const;
 
 private:
+  /// Keeps the unread text and appends the stream's next chunk; false when it has no more.
+  bool refill();
+
+  std::istream* in_ = nullptr;
+  std::string buffer_; ///< the stream's unread text (text_ views it)
   std::string_view text_;
   std::string_view source_;
   char delimiter_;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -268,6 +269,25 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
        looks_like_c3d(read_prefix(path, std::min<std::size_t>(size, 255 * 512 + 4))))) {
     return detail::load_c3d_file(path, size, options);
   }
+  // The table formats that grow largest are read a chunk at a time too; their beginning tells
+  // them apart (the first line, the first 4096 bytes for binary data).
+  const std::string ext = lower_extension(path);
+  constexpr std::size_t k_head = std::size_t{1} << 20;
+  if (size > k_head && ext != ".bvh" && ext != ".c3d" &&
+      (options.format == Format::Auto || options.format == Format::MotiveCsv ||
+       options.format == Format::RigidBodyCsv)) {
+    const std::string head = read_prefix(path, k_head);
+    if (head.find('\n') != std::string::npos) {
+      const Format found =
+          options.format == Format::Auto ? detect_format(head, path) : options.format;
+      if (found == Format::MotiveCsv) {
+        return detail::load_motive_csv_file(path, head, options);
+      }
+      if (found == Format::RigidBodyCsv) {
+        return detail::load_rigid_body_csv_file(path, head, options);
+      }
+    }
+  }
   const std::string text = read_prefix(path, size);
   const auto with_skeleton = [&](Format format) {
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
@@ -282,7 +302,6 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
   }
   // A name that promises BVH or C3D on content that is something else is a wrong file, not a
   // CSV to be read as one.
-  const std::string ext = lower_extension(path);
   const Format found = detect_format(text, path);
   if ((ext == ".bvh" && found != Format::Bvh) || (ext == ".c3d" && found != Format::C3d)) {
     throw LoadError(path, 0, 0,
@@ -297,6 +316,18 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
 }
 
 namespace detail {
+
+std::size_t count_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chunk(std::size_t{1} << 20);
+  std::size_t lines = 0;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0));
+    lines += static_cast<std::size_t>(std::count(chunk.data(), chunk.data() + got, '\n'));
+  }
+  return lines;
+}
 
 void check_options(const LoadOptions& options, std::string_view source) {
   const auto fail = [&](const std::string& message) {

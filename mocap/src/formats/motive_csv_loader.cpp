@@ -11,6 +11,9 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -230,14 +233,16 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
   return layout;
 }
 
-} // namespace
 
-Capture parse_motive_csv(std::string_view text, std::string_view source,
-                         const LoadOptions& options) {
+/// The Motive CSV whose beginning is `head`, read by `make_reader(delimiter)` from the start;
+/// `lines` is its line count.
+template <class MakeReader>
+Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t lines,
+                     std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
   // Motive writes ','; a spreadsheet in many locales re-saves with ';' and decimal commas.
-  const char delimiter = detail::detect_delimiter(detail::first_line(text));
-  CsvReader reader(text, source, delimiter);
+  const char delimiter = detail::detect_delimiter(detail::first_line(head));
+  CsvReader reader = make_reader(delimiter);
   const Metadata metadata = read_metadata(reader);
   CaptureInfo info;
   info.source = std::string(source);
@@ -261,7 +266,7 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   }
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
-                                         text, std::move(info), stats);
+                                         lines, std::move(info), stats);
   if (unit == 0.0 && options.unit_in_metres <= 0.0) {
     detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header", options);
   }
@@ -274,4 +279,26 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
   return capture;
 }
 
+} // namespace
+
+Capture parse_motive_csv(std::string_view text, std::string_view source,
+                         const LoadOptions& options) {
+  const auto reader = [&](char delimiter) { return CsvReader(text, source, delimiter); };
+  return parse_motive(text, reader, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
+                      source, options);
+}
+
+namespace detail {
+
+Capture load_motive_csv_file(const std::string& path, std::string_view head,
+                             const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+  }
+  const auto reader = [&](char delimiter) { return CsvReader(in, path, delimiter); };
+  return parse_motive(head, reader, count_lines(path), path, options);
+}
+
+} // namespace detail
 } // namespace odemocap

@@ -18,7 +18,10 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -188,15 +191,17 @@ detail::TableLayout read_header(CsvReader& reader, const LoadOptions& options,
   return layout;
 }
 
-} // namespace
 
-Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
-                             const LoadOptions& options) {
+/// The rigid-body CSV whose beginning is `head` (its comment lines and header row at least),
+/// read by `make_reader(delimiter)` from the start; `lines` is its line count.
+template <class MakeReader>
+Capture parse_rigid_body(std::string_view head, MakeReader make_reader, std::size_t lines,
+                         std::string_view source, const LoadOptions& options) {
   detail::check_options(options, source);
   Metadata metadata;
-  const std::string_view data = read_comments(text, source, metadata);
+  const std::string_view data = read_comments(head, source, metadata);
   const char delimiter = detail::detect_delimiter(detail::first_line(data));
-  CsvReader reader(text, source, delimiter);
+  CsvReader reader = make_reader(delimiter);
   std::vector<std::string> ignored;
   const detail::TableLayout layout = read_header(reader, options, ignored);
 
@@ -222,7 +227,7 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   }
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
-                                         text, std::move(info), stats);
+                                         lines, std::move(info), stats);
   if (metadata.rate > 0.0) {
     capture.info().frame_rate = metadata.rate; // exact, where 1 / interval is not
   } else if (!capture.tracks().empty() && capture.tracks().front().size() > 1) {
@@ -233,4 +238,27 @@ Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
   return capture;
 }
 
+} // namespace
+
+Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
+                             const LoadOptions& options) {
+  const auto reader = [&](char delimiter) { return CsvReader(text, source, delimiter); };
+  return parse_rigid_body(text, reader,
+                          static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
+                          source, options);
+}
+
+namespace detail {
+
+Capture load_rigid_body_csv_file(const std::string& path, std::string_view head,
+                                 const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+  }
+  const auto reader = [&](char delimiter) { return CsvReader(in, path, delimiter); };
+  return parse_rigid_body(head, reader, count_lines(path), path, options);
+}
+
+} // namespace detail
 } // namespace odemocap

@@ -4,12 +4,17 @@
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
+#include <odemocap/save.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <cstdio>
 #include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -355,6 +360,141 @@ TEST(MotiveCsv, An121ExportWithARowOfCommasAndAnglesWithoutARotationTypeLoads) {
   EXPECT_EQ(c.info().unit_source, "inferred"); // no Length Units: from the coordinates
   EXPECT_EQ(c.info().unit_in_metres, 1.0);
   EXPECT_TRUE(test::has_note(c.info(), "three angles"));
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+std::string whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// The pathviewr Motive export with its data rows repeated `copies` times (frame numbers and
+/// times continued), CRLF line ends and a byte order mark: over 1 MiB, so load_capture reads
+/// it a chunk at a time, and rows straddle the chunks' ends.
+std::string tiled_motive(int copies) {
+  const std::string text =
+      whole_file(test::shared_data("pathviewr/pathviewr_motive_example_data.csv"));
+  std::istringstream in(text);
+  std::string line, out = "\xEF\xBB\xBF";
+  std::vector<std::string> rows;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    if (n < 7) {
+      out += line + "\r\n";
+    } else if (!line.empty()) {
+      rows.push_back(line);
+    }
+  }
+  // The excerpt's frames are not contiguous (72210 to 105100 in 934 rows): each copy starts a
+  // frame after the last one's end.
+  const auto cell = [](const std::string& row, int index) {
+    std::size_t at = 0;
+    for (int i = 0; i < index; ++i) {
+      at = row.find(',', at) + 1;
+    }
+    return std::stod(row.substr(at, row.find(',', at) - at));
+  };
+  const double frames = cell(rows.back(), 0) - cell(rows.front(), 0) + 1;
+  const double span = cell(rows.back(), 1) - cell(rows.front(), 1) + 0.01;
+  for (int k = 0; k < copies; ++k) {
+    for (const std::string& row : rows) {
+      const std::size_t b = row.find(',', row.find(',') + 1);
+      const long frame = std::lround(cell(row, 0) + k * frames);
+      const double time = cell(row, 1) + k * span;
+      char head[64];
+      std::snprintf(head, sizeof head, "%ld,%.2f", frame, time);
+      out += head + row.substr(b) + "\r\n";
+    }
+  }
+  return out;
+}
+
+void expect_same_capture(const Capture& a, const Capture& b) {
+  ASSERT_EQ(a.tracks().size(), b.tracks().size());
+  for (std::size_t k = 0; k < a.tracks().size(); ++k) {
+    const Track& s = a.tracks()[k];
+    const Track& t = b.tracks()[k];
+    ASSERT_EQ(s.name(), t.name());
+    ASSERT_EQ(s.size(), t.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      ASSERT_EQ(s.time(i), t.time(i));
+      ASSERT_EQ(s.valid(i), t.valid(i));
+      ASSERT_EQ(s.position(i).x, t.position(i).x);
+      ASSERT_EQ(s.position(i).z, t.position(i).z);
+      ASSERT_EQ(s.orientation(i).w, t.orientation(i).w);
+      ASSERT_EQ(s.orientation(i).y, t.orientation(i).y);
+    }
+  }
+  EXPECT_EQ(a.info().notes, b.info().notes);
+  EXPECT_EQ(a.info().frame_rate, b.info().frame_rate);
+  EXPECT_EQ(a.info().unit_in_metres, b.info().unit_in_metres);
+}
+
+TEST(CsvFromFile, AMotiveFileReadAChunkAtATimeLoadsAsTheSameTextInMemory) {
+  ODEMOCAP_REQUIRE_FILE(test::shared_data("pathviewr/pathviewr_motive_example_data.csv"));
+  const std::string text = tiled_motive(8); // 1.7 MB
+  ASSERT_GT(text.size(), std::size_t{1} << 20);
+  const std::string path = ::testing::TempDir() + "tiled_motive.csv";
+  write_file(path, text);
+  const Capture streamed = load_capture(path);
+  EXPECT_EQ(streamed.tracks().front().size(), 8u * 934u);
+  expect_same_capture(streamed, parse_motive_csv(text, path));
+  std::remove(path.c_str());
+}
+
+TEST(CsvFromFile, ARigidBodyFileReadAChunkAtATimeLoadsAsTheSameTextInMemory) {
+  ODEMOCAP_REQUIRE_FILE(test::shared_data("pathviewr/pathviewr_motive_example_data.csv"));
+  const std::string motive = ::testing::TempDir() + "tiled_for_rigid_body.csv";
+  write_file(motive, tiled_motive(6));
+  const std::string path = ::testing::TempDir() + "tiled_rigid_body.csv";
+  save_rigid_body_csv(load_capture(motive), path);
+  const std::string text = whole_file(path);
+  ASSERT_GT(text.size(), std::size_t{1} << 20);
+  const Capture streamed = load_capture(path);
+  EXPECT_EQ(streamed.tracks().front().size(), 6u * 934u);
+  expect_same_capture(streamed, parse_rigid_body_csv(text, path));
+  std::remove(motive.c_str());
+  std::remove(path.c_str());
+}
+
+TEST(CsvFromFile, AnErrorDeepInAStreamedFileNamesTheSameLineAndColumn) {
+  ODEMOCAP_REQUIRE_FILE(test::shared_data("pathviewr/pathviewr_motive_example_data.csv"));
+  std::string text = tiled_motive(8);
+  // Break a number on a line well past the first chunk.
+  std::size_t at = 0;
+  for (int line = 1; line < 6000; ++line) {
+    at = text.find('\n', at) + 1;
+  }
+  at = text.find(',', text.find(',', at) + 1) + 1; // the third cell of line 6000
+  text.replace(at, 1, "x");
+  const std::string path = ::testing::TempDir() + "broken_motive.csv";
+  write_file(path, text);
+  std::string streamed, in_memory;
+  try {
+    load_capture(path);
+  } catch (const LoadError& e) {
+    streamed = e.what();
+  }
+  try {
+    parse_motive_csv(text, path);
+  } catch (const LoadError& e) {
+    in_memory = e.what();
+  }
+  EXPECT_NE(streamed.find(":6000:"), std::string::npos) << streamed;
+  EXPECT_EQ(streamed, in_memory);
+  std::remove(path.c_str());
 }
 
 } // namespace
