@@ -107,12 +107,14 @@ struct LoadOptions {
   /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated: a BVH `Frames:`
   /// that disagrees with the rows, a C3D data block cut short or with a DATA_START of 0.
   bool strict = false;
-  /// Largest file accepted, in bytes (the file is read whole).
+  /// Largest file accepted, in bytes (most formats are read whole; see load_capture).
   std::size_t max_file_bytes = std::size_t{1} << 31;
 };
 
 /// Loads the capture in the file at `path`; the format comes from the content (see
-/// detect_format) unless options.format says otherwise. Throws LoadError.
+/// detect_format) unless options.format says otherwise. Throws LoadError. C3D files, and Motive
+/// and rigid-body CSV files over 1 MiB, are read a window at a time (1 MiB), never whole: the
+/// load's memory is the capture's plus a few MiB. Other formats are read whole first.
 Capture load_capture(const std::string& path, const LoadOptions& options = {});
 
 /// Loads a capture from text in memory; `source` names it in errors and CaptureInfo.
