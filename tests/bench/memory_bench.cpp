@@ -24,7 +24,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,27 +129,18 @@ std::string shift_cells(const std::string& row, int k, const std::vector<double>
   return out;
 }
 
-/// The files of one format at 1x, 10x and 100x.
-struct Tiled {
-  std::map<int, std::string> path;
-};
-
-Tiled make_c3d() {
-  const std::string source = std::string(ODEMOCAP_SHARED_DATA_DIR) + "/ezc3d/Vicon.c3d";
-  const std::string file = read(source);
-  Tiled t;
-  for (int factor : {1, 10, 100}) {
-    t.path[factor] = work_dir() + "/vicon_x" + std::to_string(factor) + ".c3d";
-    if (!fs::exists(t.path[factor])) {
-      write(t.path[factor], tile_c3d(file, factor));
-    }
+std::string make_c3d(int factor) {
+  const std::string path = work_dir() + "/vicon_x" + std::to_string(factor) + ".c3d";
+  if (!fs::exists(path)) {
+    write(path, tile_c3d(read(std::string(ODEMOCAP_SHARED_DATA_DIR) + "/ezc3d/Vicon.c3d"), factor));
   }
-  return t;
+  return path;
 }
 
-/// Frames and span of a table's data rows (first cells `frame, time` or `time`).
-Tiled make_table(const std::string& text, std::size_t header, const std::string& name,
-                 bool frame_column) {
+/// A table's data rows repeated `factor` times (first cells `frame, time` or `time`), written
+/// to `name`_x`factor`.csv.
+std::string make_table(const std::string& text, std::size_t header, const std::string& name,
+                       bool frame_column, int factor) {
   std::istringstream in(text);
   std::string line;
   std::vector<double> first_cells, second_cells;
@@ -169,54 +159,56 @@ Tiled make_table(const std::string& text, std::size_t header, const std::string&
   const std::vector<double> step =
       frame_column ? std::vector<double>{first_cells.back() - first_cells.front() + 1, period}
                    : std::vector<double>{period};
-  Tiled t;
-  for (int factor : {1, 10, 100}) {
-    t.path[factor] = work_dir() + "/" + name + "_x" + std::to_string(factor) + ".csv";
-    if (!fs::exists(t.path[factor])) {
-      write(t.path[factor], tile_lines(text, header, factor, [&](const std::string& row, int k) {
-              return k == 0 ? row : shift_cells(row, k, step);
-            }));
-    }
-  }
-  return t;
+  const std::string path = work_dir() + "/" + name + "_x" + std::to_string(factor) + ".csv";
+  write(path, tile_lines(text, header, factor, [&](const std::string& row, int k) {
+          return k == 0 ? row : shift_cells(row, k, step);
+        }));
+  return path;
 }
 
-Tiled make_motive() {
+std::string make_motive(int factor) {
+  const std::string path = work_dir() + "/pathviewr_motive_x" + std::to_string(factor) + ".csv";
+  if (fs::exists(path)) {
+    return path;
+  }
   const std::string text =
       read(std::string(ODEMOCAP_SHARED_DATA_DIR) + "/pathviewr/pathviewr_motive_example_data.csv");
-  return make_table(text, 7, "pathviewr_motive", true);
+  return make_table(text, 7, "pathviewr_motive", true, factor);
 }
 
-Tiled make_rigid_body() {
+std::string make_rigid_body(int factor) {
+  const std::string path =
+      work_dir() + "/pathviewr_rigid_body_x" + std::to_string(factor) + ".csv";
+  if (fs::exists(path)) {
+    return path;
+  }
   const std::string source = work_dir() + "/pathviewr_rigid_body.csv";
   if (!fs::exists(source)) {
     save_rigid_body_csv(load_capture(std::string(ODEMOCAP_SHARED_DATA_DIR) +
                                      "/pathviewr/pathviewr_motive_example_data.csv"),
                         source);
   }
-  return make_table(read(source), 2, "pathviewr_rigid_body", false);
+  return make_table(read(source), 2, "pathviewr_rigid_body", false, factor);
 }
 
-Tiled make_bvh() {
+std::string make_bvh(int factor) {
+  const std::string path = work_dir() + "/cmu_131_03_x" + std::to_string(factor) + ".bvh";
+  if (fs::exists(path)) {
+    return path;
+  }
   const std::string text = read(std::string(ODEMOCAP_REPO_DATA_DIR) + "/cmu/131_03.bvh");
   const std::size_t motion = text.find("Frame Time:");
   const std::size_t body = text.find('\n', motion) + 1;
   const std::size_t frames_at = text.find("Frames:");
   const std::size_t frames = std::strtoul(text.c_str() + frames_at + 7, nullptr, 10);
-  Tiled t;
-  for (int factor : {1, 10, 100}) {
-    t.path[factor] = work_dir() + "/cmu_131_03_x" + std::to_string(factor) + ".bvh";
-    if (!fs::exists(t.path[factor])) {
-      std::string out = text.substr(0, frames_at) + "Frames: " +
-                        std::to_string(frames * static_cast<std::size_t>(factor)) +
-                        text.substr(text.find('\n', frames_at), body - text.find('\n', frames_at));
-      for (int k = 0; k < factor; ++k) {
-        out += text.substr(body);
-      }
-      write(t.path[factor], out);
-    }
+  std::string out = text.substr(0, frames_at) + "Frames: " +
+                    std::to_string(frames * static_cast<std::size_t>(factor)) +
+                    text.substr(text.find('\n', frames_at), body - text.find('\n', frames_at));
+  for (int k = 0; k < factor; ++k) {
+    out += text.substr(body);
   }
-  return t;
+  write(path, out);
+  return path;
 }
 
 double status_bytes(const char* field) {
@@ -274,15 +266,19 @@ Measure measure_load(const std::string& path) {
 
 /// Loads the 1x file and the Arg()x file, reports peak over file size for both and the time
 /// per byte of the larger against the 1x.
-template <Tiled (*Make)()> void load_memory(benchmark::State& state) {
+template <std::string (*Make)(int)> void load_memory(benchmark::State& state) {
+  if (!fs::exists(std::string(ODEMOCAP_SHARED_DATA_DIR) + "/ezc3d/Vicon.c3d")) {
+    state.SkipWithError("../shared/data is not beside the checkout");
+    return;
+  }
   const int factor = static_cast<int>(state.range(0));
-  const Tiled files = Make();
-  const double small_size = static_cast<double>(fs::file_size(files.path.at(1)));
-  const double large_size = static_cast<double>(fs::file_size(files.path.at(factor)));
+  const std::string small_path = Make(1), large_path = Make(factor);
+  const double small_size = static_cast<double>(fs::file_size(small_path));
+  const double large_size = static_cast<double>(fs::file_size(large_path));
   Measure small, large;
   for (auto _ : state) {
-    small = measure_load(files.path.at(1));
-    large = measure_load(files.path.at(factor));
+    small = measure_load(small_path);
+    large = measure_load(large_path);
     state.SetIterationTime(large.seconds);
   }
   if (small.seconds < 0 || large.seconds < 0) {
