@@ -119,6 +119,8 @@ public:
 
 private:
   void check_time(double time) const;
+  /// Throws the MocapError append() owes a sample that failed its checks.
+  [[noreturn, gnu::cold]] void refuse(double time, const Pose& pose) const;
   /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span.
   double wrap(double t, OutOfRange out_of_range) const;
   /// Keeps front_time_ and back_time_ as a sample at `time` is appended.

@@ -277,12 +277,13 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
                    " frames that 'Frames:' announced");
     }
     lines.push_back(scanner.line());
-    for (std::size_t c = 0; c < skeleton.channel_count; ++c) {
-      if (scanner.at_line_end()) {
-        scanner.fail("expected " + std::to_string(skeleton.channel_count) +
-                     " values (the CHANNELS total), found " + std::to_string(c));
-      }
-      skeleton.motion.push_back(scanner.number("a channel value"));
+    const std::size_t row = skeleton.motion.size();
+    skeleton.motion.resize(row + skeleton.channel_count);
+    const std::size_t found = scanner.numbers_on_line(skeleton.motion.data() + row,
+                                                      skeleton.channel_count, "a channel value");
+    if (found < skeleton.channel_count) {
+      scanner.fail("expected " + std::to_string(skeleton.channel_count) +
+                   " values (the CHANNELS total), found " + std::to_string(found));
     }
     if (!scanner.at_line_end()) {
       const std::size_t extra = scanner.column();

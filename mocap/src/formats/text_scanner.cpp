@@ -103,6 +103,28 @@ double TextScanner::number(const char* what) {
   return value;
 }
 
+std::size_t TextScanner::numbers_on_line(double* out, std::size_t count, const char* what) {
+  const char* const begin = text_.data();
+  const char* const end = begin + text_.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const char* p = begin + pos_;
+    while (p != end && (*p == ' ' || *p == '\t' || *p == '\r')) {
+      ++p;
+    }
+    pos_ = static_cast<std::size_t>(p - begin);
+    if (p == end || *p == '\n') {
+      return i;
+    }
+    const char* q = short_decimal(p, end, out[i]);
+    if (q != nullptr && (q == end || *q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')) {
+      pos_ = static_cast<std::size_t>(q - begin);
+    } else {
+      out[i] = number(what); // the general reading, and its error
+    }
+  }
+  return count;
+}
+
 void TextScanner::fail(const std::string& message) const {
   fail_at(line_, column(), message);
 }

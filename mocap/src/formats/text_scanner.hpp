@@ -38,6 +38,10 @@ public:
   /// names the value in the error.
   double number(const char* what);
 
+  /// Reads up to `count` numbers from this line into `out` (as number() each) and returns how
+  /// many there were before the line's end. The BVH motion rows' loop.
+  std::size_t numbers_on_line(double* out, std::size_t count, const char* what);
+
   /// Throws LoadError at the cursor.
   [[noreturn]] void fail(const std::string& message) const;
   /// Throws LoadError at a given line and column.

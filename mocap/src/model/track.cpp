@@ -89,20 +89,17 @@ void Track::check_time(double time) const {
 }
 
 void Track::append(double time, const Pose& pose) {
-  check_time(time);
-  const auto fail = [&](const std::string& what) {
-    throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) +
-                     " at t=" + detail::describe(time) + " s: " + what);
-  };
   const Vec3& p = pose.p;
-  if (!(std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
-        std::fabs(p.z) <= k_max_abs_position)) {
-    fail("position " + detail::describe(p) + " is not finite or beyond +-1e9");
-  }
   const double length = norm(pose.q);
-  if (!(std::fabs(length - 1.0) <= k_unit_tolerance)) {
-    fail("orientation " + detail::describe(pose.q) + " has length " + detail::describe(length) +
-         "; expected a unit quaternion (tolerance 1e-3)");
+  // Every check in one test on the common path (a loader appends every sample of a file); the
+  // messages are built only when one fails.
+  const bool plausible =
+      std::fabs(time) <= k_max_abs_time &&
+      (times_.empty() || time - back_time_ >= k_min_interval) &&
+      std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
+      std::fabs(p.z) <= k_max_abs_position && std::fabs(length - 1.0) <= k_unit_tolerance;
+  if (!plausible) {
+    refuse(time, pose);
   }
   if (std::fabs(length - 1.0) > max_unit_deviation_) {
     max_unit_deviation_ = std::fabs(length - 1.0);
@@ -115,7 +112,8 @@ void Track::append(double time, const Pose& pose) {
     first_valid_time_ = time;
   }
   last_valid_time_ = time;
-  keep_ends(time);
+  front_time_ = times_.empty() ? time : front_time_;
+  back_time_ = time;
   times_.push_back(time);
   positions_.push_back(pose.p);
   // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
@@ -124,6 +122,21 @@ void Track::append(double time, const Pose& pose) {
     orientations_.push_back(std::fabs(length - 1.0) <= 1e-15 ? pose.q : pose.q * (1.0 / length));
   }
   valid_.push_back(1);
+}
+
+void Track::refuse(double time, const Pose& pose) const {
+  check_time(time);
+  const Vec3& p = pose.p;
+  const bool position_wrong =
+      !(std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
+        std::fabs(p.z) <= k_max_abs_position);
+  throw MocapError("track '" + name_ + "', sample " + std::to_string(times_.size()) +
+                   " at t=" + detail::describe(time) + " s: " +
+                   (position_wrong ? "position " + detail::describe(p) +
+                                         " is not finite or beyond +-1e9"
+                                   : "orientation " + detail::describe(pose.q) + " has length " +
+                                         detail::describe(norm(pose.q)) +
+                                         "; expected a unit quaternion (tolerance 1e-3)"));
 }
 
 double Track::median_interval() const {
