@@ -647,6 +647,51 @@ TEST(C3dLoader, AFileReadAWindowAtATimeLoadsAsTheSameBytesInMemory) {
   }
 }
 
+TEST(C3dLoader, RotationsAndMarkersOverManyWindowsLoadFromDiskAsFromMemory) {
+  // 10000 frames of three markers and two rigid bodies (1.4 MB of ROTATION data after 0.5 MB
+  // of points): the windows move through both sections, and back for the second body.
+  C3dSpec spec;
+  spec.processor = 84;
+  spec.scale = -0.1;
+  spec.rate = 100;
+  spec.labels = {"a", "b", "c"};
+  spec.rotation_labels = {"tool", "plate"};
+  test::Random random(11);
+  for (int f = 0; f < 10000; ++f) {
+    spec.frames.push_back({{1.0 * f, 20, 30, 1}, {-100, 0.5 * f, 0, f % 7 == 0 ? -1.0 : 2.0},
+                           {1, 2, 3, 0}});
+    std::vector<test::C3dRotation> frame(2);
+    for (int b = 0; b < 2; ++b) {
+      const Mat3 r = to_matrix(random.rotation());
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          frame[b].m[i][j] = r.m[i][j];
+        }
+        frame[b].m[i][3] = 10.0 * f + i;
+      }
+      frame[b].reliability = (f + b) % 13 == 0 ? -1 : 0;
+    }
+    spec.rotations.push_back(frame);
+  }
+  const std::string bytes = C3dBuilder(84).build(spec);
+  ASSERT_GT(bytes.size(), std::size_t{3} << 20 >> 1);
+  const std::string path = ::testing::TempDir() + "many_windows.c3d";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  const Capture streamed = load_capture(path);
+  const Capture whole = parse_c3d(bytes, path);
+  ASSERT_EQ(streamed.tracks().size(), 5u);
+  for (std::size_t k = 0; k < whole.tracks().size(); ++k) {
+    EXPECT_TRUE(same_samples(streamed.tracks()[k], whole.tracks()[k]))
+        << whole.tracks()[k].name();
+  }
+  EXPECT_EQ(streamed.track("plate").size(), 10000u);
+  EXPECT_FALSE(streamed.track("b").valid(7));
+  std::remove(path.c_str());
+}
+
 TEST(C3dLoader, AFileCutShortLoadsFromDiskAsFromMemory) {
   // The window reads stop at the end of the file: a truncated copy of Vicon.c3d keeps its
   // complete frames with the same note either way, and strict loading refuses it either way.
