@@ -280,11 +280,15 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
     if (head.find('\n') != std::string::npos) {
       const Format found =
           options.format == Format::Auto ? detect_format(head, path) : options.format;
-      if (found == Format::MotiveCsv) {
-        return detail::load_motive_csv_file(path, head, options);
-      }
-      if (found == Format::RigidBodyCsv) {
-        return detail::load_rigid_body_csv_file(path, head, options);
+      if (found == Format::MotiveCsv || found == Format::RigidBodyCsv) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+          throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+        }
+        const std::size_t lines = detail::count_lines(path);
+        return found == Format::MotiveCsv
+                   ? detail::load_motive_csv_file(in, head, lines, path, options)
+                   : detail::load_rigid_body_csv_file(in, head, lines, path, options);
       }
     }
   }

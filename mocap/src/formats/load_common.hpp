@@ -4,6 +4,7 @@
 
 #include <odemocap/load.hpp>
 
+#include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,13 +57,13 @@ std::string find_asf_for(const std::string& amc_path);
 /// memory whole). `size` is the file's size, already checked against LoadOptions::max_file_bytes.
 Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options);
 
-/// load_capture()'s path for the two table formats whose files grow largest: the file is read
-/// 1 MiB at a time (never in memory whole); `head` is its beginning (at least its first line,
-/// and its comment lines for the rigid-body CSV).
-Capture load_motive_csv_file(const std::string& path, std::string_view head,
-                             const LoadOptions& options);
-Capture load_rigid_body_csv_file(const std::string& path, std::string_view head,
-                                 const LoadOptions& options);
+/// load_capture()'s path for the two table formats whose files grow largest: the file read
+/// from `in` 1 MiB at a time (never in memory whole); `head` is its beginning (at least its
+/// first line, and its comment lines for the rigid-body CSV), `lines` its line count.
+Capture load_motive_csv_file(std::istream& in, std::string_view head, std::size_t lines,
+                             std::string_view source, const LoadOptions& options);
+Capture load_rigid_body_csv_file(std::istream& in, std::string_view head, std::size_t lines,
+                                 std::string_view source, const LoadOptions& options);
 
 /// The number of '\n' in the file, counted a chunk at a time.
 std::size_t count_lines(const std::string& path);

@@ -11,9 +11,6 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -290,14 +287,10 @@ Capture parse_motive_csv(std::string_view text, std::string_view source,
 
 namespace detail {
 
-Capture load_motive_csv_file(const std::string& path, std::string_view head,
-                             const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-  }
-  const auto reader = [&](char delimiter) { return CsvReader(in, path, delimiter); };
-  return parse_motive(head, reader, count_lines(path), path, options);
+Capture load_motive_csv_file(std::istream& in, std::string_view head, std::size_t lines,
+                             std::string_view source, const LoadOptions& options) {
+  const auto reader = [&](char delimiter) { return CsvReader(in, source, delimiter); };
+  return parse_motive(head, reader, lines, source, options);
 }
 
 } // namespace detail
