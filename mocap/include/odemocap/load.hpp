@@ -112,9 +112,10 @@ struct LoadOptions {
 };
 
 /// Loads the capture in the file at `path`; the format comes from the content (see
-/// detect_format) unless options.format says otherwise. Throws LoadError. C3D files, and Motive
-/// and rigid-body CSV files over 1 MiB, are read a window at a time (1 MiB), never whole: the
-/// load's memory is the capture's plus a few MiB. Other formats are read whole first.
+/// detect_format) unless options.format says otherwise. Throws LoadError. C3D files (1 MiB
+/// windows), and Motive and rigid-body CSV files over 1 MiB (256 KiB chunks), are read a piece
+/// at a time, never whole: the load's memory is the capture's plus a few MiB. Other formats are
+/// read whole first.
 Capture load_capture(const std::string& path, const LoadOptions& options = {});
 
 /// Loads a capture from text in memory; `source` names it in errors and CaptureInfo.

@@ -46,7 +46,7 @@ bool CsvReader::refill() {
   if (in_ == nullptr || !*in_) {
     return false;
   }
-  constexpr std::size_t k_chunk = std::size_t{1} << 20;
+  constexpr std::size_t k_chunk = std::size_t{1} << 18;
   buffer_.erase(0, pos_);
   pos_ = 0;
   const std::size_t kept = buffer_.size();

@@ -276,10 +276,18 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
   if (size > k_head && ext != ".bvh" && ext != ".c3d" &&
       (options.format == Format::Auto || options.format == Format::MotiveCsv ||
        options.format == Format::RigidBodyCsv)) {
-    const std::string head = read_prefix(path, k_head);
-    if (head.find('\n') != std::string::npos) {
+    std::string head = read_prefix(path, k_head);
+    // What the table loaders read from the head: comment lines and the first line after them.
+    std::size_t kept = head.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0; // past a byte order mark
+    while (kept < head.size() && head[kept] == '#') {
+      kept = std::min(head.find('\n', kept), head.size() - 1) + 1;
+    }
+    kept = head.find('\n', kept);
+    if (kept != std::string::npos) {
       const Format found =
           options.format == Format::Auto ? detect_format(head, path) : options.format;
+      head.resize(kept + 1);
+      head.shrink_to_fit(); // the rest of the MiB is not kept through the load
       if (found == Format::MotiveCsv || found == Format::RigidBodyCsv) {
         std::ifstream in(path, std::ios::binary);
         if (!in) {

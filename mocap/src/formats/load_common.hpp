@@ -58,7 +58,7 @@ std::string find_asf_for(const std::string& amc_path);
 Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options);
 
 /// load_capture()'s path for the two table formats whose files grow largest: the file read
-/// from `in` 1 MiB at a time (never in memory whole); `head` is its beginning (at least its
+/// from `in` 256 KiB at a time (never in memory whole); `head` is its beginning (at least its
 /// first line, and its comment lines for the rigid-body CSV), `lines` its line count.
 Capture load_motive_csv_file(std::istream& in, std::string_view head, std::size_t lines,
                              std::string_view source, const LoadOptions& options);

@@ -469,6 +469,29 @@ TEST(CsvFromFile, ARigidBodyFileReadAChunkAtATimeLoadsAsTheSameTextInMemory) {
   std::remove(path.c_str());
 }
 
+TEST(CsvFromFile, AStreamedRigidBodyFileKeepsItsCommentAndSemicolonsAfterAByteOrderMark) {
+  // The head load_capture keeps for the loader holds the comment lines and the header row: a
+  // byte order mark before the comment must not cut it short (the delimiter is told from the
+  // header row).
+  std::string text = "\xEF\xBB\xBF# odemocap rigid-body-csv: unit=1; up=y; rate=100\n"
+                     "time;tool.x;tool.y;tool.z;tool.qw;tool.qx;tool.qy;tool.qz\n";
+  for (int i = 0; i < 40000; ++i) {
+    char row[96];
+    std::snprintf(row, sizeof row, "%.2f;%.4f;0.25;-1.5;1;0;0;0\n", i / 100.0, i * 1e-4);
+    text += row;
+  }
+  ASSERT_GT(text.size(), std::size_t{1} << 20);
+  const std::string path = ::testing::TempDir() + "bom_semicolons.csv";
+  write_file(path, text);
+  const Capture streamed = load_capture(path);
+  ASSERT_EQ(streamed.tracks().size(), 1u);
+  EXPECT_EQ(streamed.tracks()[0].size(), 40000u);
+  EXPECT_EQ(streamed.info().frame_rate, 100.0);
+  EXPECT_EQ(streamed.info().up_axis_source, "declared");
+  expect_same_capture(streamed, parse_rigid_body_csv(text, path));
+  std::remove(path.c_str());
+}
+
 TEST(CsvFromFile, AnErrorDeepInAStreamedFileNamesTheSameLineAndColumn) {
   ODEMOCAP_REQUIRE_FILE(test::shared_data("pathviewr/pathviewr_motive_example_data.csv"));
   std::string text = tiled_motive(8);
