@@ -154,8 +154,8 @@ std::string make_table(const std::string& text, std::size_t header, const std::s
   // frames are not contiguous: 72210 to 105100 in 934 rows).
   const std::size_t rows = first_cells.size();
   const std::vector<double>& times = frame_column ? second_cells : first_cells;
-  const double period = (times.back() - times.front()) * static_cast<double>(rows) /
-                        static_cast<double>(rows - 1);
+  const double period =
+      (times.back() - times.front()) * static_cast<double>(rows) / static_cast<double>(rows - 1);
   const std::vector<double> step =
       frame_column ? std::vector<double>{first_cells.back() - first_cells.front() + 1, period}
                    : std::vector<double>{period};
@@ -177,8 +177,7 @@ std::string make_motive(int factor) {
 }
 
 std::string make_rigid_body(int factor) {
-  const std::string path =
-      work_dir() + "/pathviewr_rigid_body_x" + std::to_string(factor) + ".csv";
+  const std::string path = work_dir() + "/pathviewr_rigid_body_x" + std::to_string(factor) + ".csv";
   if (fs::exists(path)) {
     return path;
   }
@@ -201,8 +200,8 @@ std::string make_bvh(int factor) {
   const std::size_t body = text.find('\n', motion) + 1;
   const std::size_t frames_at = text.find("Frames:");
   const std::size_t frames = std::strtoul(text.c_str() + frames_at + 7, nullptr, 10);
-  std::string out = text.substr(0, frames_at) + "Frames: " +
-                    std::to_string(frames * static_cast<std::size_t>(factor)) +
+  std::string out = text.substr(0, frames_at) +
+                    "Frames: " + std::to_string(frames * static_cast<std::size_t>(factor)) +
                     text.substr(text.find('\n', frames_at), body - text.find('\n', frames_at));
   for (int k = 0; k < factor; ++k) {
     out += text.substr(body);
@@ -289,14 +288,39 @@ template <std::string (*Make)(int)> void load_memory(benchmark::State& state) {
   state.counters["peak_over_file_1x"] = small.peak_bytes / small_size;
   state.counters["peak_over_file"] = large.peak_bytes / large_size;
   state.counters["peak_MB"] = large.peak_bytes / 1e6;
-  state.counters["time_per_byte_vs_1x"] = (large.seconds / large_size) / (small.seconds / small_size);
+  state.counters["time_per_byte_vs_1x"] =
+      (large.seconds / large_size) / (small.seconds / small_size);
   state.counters["MB_per_s"] = large_size / 1e6 / large.seconds;
 }
 
-BENCHMARK_TEMPLATE(load_memory, make_c3d)->Name("c3d_vicon")->Arg(10)->Arg(100)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(load_memory, make_motive)->Name("motive_csv_pathviewr")->Arg(10)->Arg(100)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(load_memory, make_rigid_body)->Name("rigid_body_csv_pathviewr")->Arg(10)->Arg(100)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(load_memory, make_bvh)->Name("bvh_cmu_131_03")->Arg(10)->Arg(100)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(load_memory, make_c3d)
+    ->Name("c3d_vicon")
+    ->Arg(10)
+    ->Arg(100)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(load_memory, make_motive)
+    ->Name("motive_csv_pathviewr")
+    ->Arg(10)
+    ->Arg(100)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(load_memory, make_rigid_body)
+    ->Name("rigid_body_csv_pathviewr")
+    ->Arg(10)
+    ->Arg(100)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(load_memory, make_bvh)
+    ->Name("bvh_cmu_131_03")
+    ->Arg(10)
+    ->Arg(100)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

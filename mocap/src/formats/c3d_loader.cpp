@@ -122,8 +122,8 @@ public:
                                          : u16_as<Processor::Intel>(at);
   }
   /// A point's x, y, z (file units: integers times `scale`, or floats when `floats`) and
-  /// whether its residual word says it was measured, at `at` (range made readable with cover()). The
-  /// byte order is chosen once per point, not per number: this is the loader's hot loop.
+  /// whether its residual word says it was measured, at `at` (range made readable with
+  /// cover()). The byte order is chosen once per point, not per number: the loader's hot loop.
   void unchecked_point(std::size_t at, bool floats, double scale, Vec3& p, bool& valid) const {
     switch (processor_) {
     case Processor::Intel: return point_as<Processor::Intel>(at, floats, scale, p, valid);
@@ -519,9 +519,10 @@ public:
     in_.clear();
     in_.seekg(static_cast<std::streamoff>(at));
     in_.read(buffer_.data(), static_cast<std::streamsize>(length));
-    if (static_cast<std::size_t>(in_.gcount()) != length) {
-      throw LoadError::at_byte(path_, at + static_cast<std::size_t>(std::max<std::streamsize>(in_.gcount(), 0)),
-                               "C3D: read " + std::to_string(in_.gcount()) + " of " +
+    const auto got = static_cast<std::size_t>(std::max<std::streamsize>(in_.gcount(), 0));
+    if (got != length) {
+      throw LoadError::at_byte(path_, at + got,
+                               "C3D: read " + std::to_string(got) + " of " +
                                    std::to_string(length) + " bytes from byte " +
                                    std::to_string(at) + ": the file changed or failed");
     }

@@ -281,8 +281,8 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
 Capture parse_motive_csv(std::string_view text, std::string_view source,
                          const LoadOptions& options) {
   const auto reader = [&](char delimiter) { return CsvReader(text, source, delimiter); };
-  return parse_motive(text, reader, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
-                      source, options);
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return parse_motive(text, reader, lines, source, options);
 }
 
 namespace detail {

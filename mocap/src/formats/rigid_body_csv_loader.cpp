@@ -240,9 +240,8 @@ Capture parse_rigid_body(std::string_view head, MakeReader make_reader, std::siz
 Capture parse_rigid_body_csv(std::string_view text, std::string_view source,
                              const LoadOptions& options) {
   const auto reader = [&](char delimiter) { return CsvReader(text, source, delimiter); };
-  return parse_rigid_body(text, reader,
-                          static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
-                          source, options);
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return parse_rigid_body(text, reader, lines, source, options);
 }
 
 namespace detail {

@@ -10,11 +10,12 @@ namespace odemocap::detail {
 inline constexpr double k_sin_cos_fast_limit = 8.0;
 
 /// sin(x) and cos(x), within 2 ulp of the exact values (measured against long double over a
-/// million angles: 1.52 and 1.45 at worst; glibc's within 1). For |x| <= k_sin_cos_fast_limit: x = k pi/2 + r with k the nearest
-/// integer, r = (x - k P) - k p where P = double(pi/2) has 3 trailing zero bits (k P exact for
-/// |k| <= 8, x - k P exact by Sterbenz' lemma) and p = pi/2 - P; then the Taylor series of sin
-/// and cos at r, |r| <= pi/4, to r^17 and r^18 (the first omitted terms are below 1e-19 of the
-/// result), and the quadrant k mod 4. Larger |x| (and NaN) go to std::sin and std::cos.
+/// million angles: 1.52 and 1.45 at worst; glibc's within 1). For |x| <= k_sin_cos_fast_limit:
+/// x = k pi/2 + r with k the nearest integer, r = (x - k P) - k p where P = double(pi/2) has 3
+/// trailing zero bits (k P exact for |k| <= 8, x - k P exact by Sterbenz' lemma) and
+/// p = pi/2 - P; then the Taylor series of sin and cos at r, |r| <= pi/4, to r^17 and r^18 (the
+/// first omitted terms are below 1e-19 of the result), by Estrin's scheme, and the quadrant
+/// k mod 4. Larger |x| (and NaN) go to std::sin and std::cos.
 inline void sin_cos(double x, double& s, double& c) {
   if (!(std::fabs(x) <= k_sin_cos_fast_limit)) {
     s = std::sin(x);

@@ -31,7 +31,8 @@ template <class SinCos> Worst worst_error(SinCos sin_cos_of, double range, int c
   for (int n = 0; n < count; ++n) {
     // Uniform angles, and angles next to multiples of pi/2 (where sin or cos is small and the
     // reduction's error shows).
-    const double x = n % 2 == 0 ? angle(random) : quadrant(random) * 1.5707963267948966 + near(random);
+    const double x =
+        n % 2 == 0 ? angle(random) : quadrant(random) * 1.5707963267948966 + near(random);
     double s = 0.0, c = 0.0;
     sin_cos_of(x, s, c);
     worst.sin = std::fmax(worst.sin, ulps(s, std::sin(static_cast<long double>(x))));
