@@ -261,22 +261,25 @@ Capture load_capture_from_memory(std::string_view text, std::string_view source,
 }
 
 Capture load_capture(const std::string& path, const LoadOptions& options) {
+  const std::size_t size = checked_size(path, options.max_file_bytes);
+  if (options.format == Format::C3d) {
+    return detail::load_c3d_file(path, size, options);
+  }
+  // The beginning tells the formats apart; read once, it serves every check below, and is the
+  // whole text of a file no larger.
+  constexpr std::size_t k_head = std::size_t{1} << 20;
+  std::string head = read_prefix(path, std::min(size, k_head));
+  const std::string ext = lower_extension(path);
   // A C3D is read a window at a time: its data section, most of a large file, is never in
   // memory whole. Its processor byte lies within the first 255 blocks.
-  const std::size_t size = checked_size(path, options.max_file_bytes);
-  if (options.format == Format::C3d ||
-      (options.format == Format::Auto && lower_extension(path) != ".bvh" &&
-       looks_like_c3d(read_prefix(path, std::min<std::size_t>(size, 255 * 512 + 4))))) {
+  if (options.format == Format::Auto && ext != ".bvh" && looks_like_c3d(head)) {
     return detail::load_c3d_file(path, size, options);
   }
   // The table formats that grow largest are read a chunk at a time too; their beginning tells
   // them apart (the first line, the first 4096 bytes for binary data).
-  const std::string ext = lower_extension(path);
-  constexpr std::size_t k_head = std::size_t{1} << 20;
   if (size > k_head && ext != ".bvh" && ext != ".c3d" &&
       (options.format == Format::Auto || options.format == Format::MotiveCsv ||
        options.format == Format::RigidBodyCsv)) {
-    std::string head = read_prefix(path, k_head);
     // What the table loaders read from the head: comment lines and the first line after them.
     std::size_t kept = head.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0; // past a byte order mark
     while (kept < head.size() && head[kept] == '#') {
@@ -286,9 +289,9 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
     if (kept != std::string::npos) {
       const Format found =
           options.format == Format::Auto ? detect_format(head, path) : options.format;
-      head.resize(kept + 1);
-      head.shrink_to_fit(); // the rest of the MiB is not kept through the load
       if (found == Format::MotiveCsv || found == Format::RigidBodyCsv) {
+        head.resize(kept + 1);
+        head.shrink_to_fit(); // the rest of the MiB is not kept through the load
         std::ifstream in(path, std::ios::binary);
         if (!in) {
           throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
@@ -300,7 +303,7 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
       }
     }
   }
-  const std::string text = read_prefix(path, size);
+  const std::string text = size <= k_head ? std::move(head) : read_prefix(path, size);
   const auto with_skeleton = [&](Format format) {
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
       return parse_as(format, text, path, options);
