@@ -1,5 +1,6 @@
 #include "character/bounded_motor.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace odemocap::detail {
@@ -68,15 +69,25 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
   return motor;
 }
 
+double lead_share(double need, double max) {
+  if (!(max > 0.0)) {
+    return k_equal_share;
+  }
+  return std::clamp(k_lead_margin * (need / max), k_equal_share, k_lead);
+}
+
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
                       double max) {
   // A lead below 1e-9 (N or N m) is rounding noise of a body at rest; a basis that turned with
   // it every step made dWorldStep's LCP solver report "internal error, s <= 0".
   const double length = norm(lead);
   Vec3 axes[3];
-  axes[0] = length > 1e-9 && std::isfinite(length) ? lead / length : Vec3{1, 0, 0};
+  const bool predicted = length > 1e-9 && std::isfinite(length);
+  axes[0] = predicted ? lead / length : Vec3{1, 0, 0};
   complete_basis(axes[0], axes[1], axes[2]);
-  set_rows(motor, kind, axes, velocity, {max * k_lead, max * k_side, max * k_side});
+  const double share = lead_share(predicted ? length : 0.0, max);
+  const double side = std::sqrt(0.5 * (1.0 - share * share));
+  set_rows(motor, kind, axes, velocity, {max * share, max * side, max * side});
 }
 
 void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max) {

@@ -167,10 +167,13 @@ TEST(SoftFollowerRandomCases, AHandPressedIntoATableAndSlidingStaysOnIt) {
       std::printf("[ metric ] %s, 60 N, %g N m: pressed and sliding, deepest corner %.2f mm into "
                   "the table (12 random slides)\n",
                   quick ? "dWorldQuickStep" : "dWorldStep", max_torque, 1000 * worst);
-      // dWorldQuickStep's 20 iterations leave the pressed hand tilting in sudden 3-6 degree
-      // events (4 corner contacts converged unevenly) and sinking: not yet within 3 mm; this
-      // bound only keeps it from getting worse. dWorldStep holds it to about 1 mm.
-      EXPECT_LE(worst, quick ? 0.012 : 0.003) << max_torque;
+      // dWorldQuickStep: 6.6 mm at either torque limit (11.2 and 7.0 mm with the fixed 99.5%
+      // lead of the rows' limits). What is left comes from the contacts, not the follower: the
+      // contacts' ERP lifts the hand to a depth of zero, where the box-box collider finds 2 or
+      // no contacts instead of 4 for a step, and 60 N pushes the hand down unsupported (with
+      // dWorldSetContactSurfaceLayer(world, 0.001) the worst is 1.6 mm). Not yet within 3 mm;
+      // this bound keeps it from getting worse. dWorldStep holds it to about 1 mm.
+      EXPECT_LE(worst, quick ? 0.007 : 0.003) << max_torque;
     }
   }
 }
