@@ -45,12 +45,13 @@ class FollowerCore;
 /// the body from where it is to the next target pose in one step (the geodesic ones the
 /// driver gives kinematic bodies), with the force that needs as the motors' lead direction.
 /// Unobstructed and below its limits the body lands on every target pose like a kinematic
-/// one; obstructed it pushes with at most max_force and max_torque. A body held by other
-/// joints (not contacts), whose needs cannot be predicted from its own mass, gets the limits
-/// spread equally over the world axes instead: never more than the limits, at least 58% of
-/// them in any direction. The body uses finite
-/// rotation mode. Owns its two ODE joints, never the body. Movable, not copyable; destroy it
-/// (or detach()) before the world.
+/// one; obstructed it pushes with at most max_force and max_torque, and moves at most 1 mm a
+/// step further into what held it back than it moves now (so a contact that vanishes for a
+/// step does not let the whole force throw it in). A body held by other joints (not
+/// contacts), whose needs cannot be predicted from its own mass, gets the limits spread
+/// equally over the world axes instead: never more than the limits, at least 58% of them in
+/// any direction. The body uses finite rotation mode. Owns its two ODE joints, never the body.
+/// Movable, not copyable; destroy it (or detach()) before the world.
 class SoftFollower {
 public:
   /// Follows `track` (copied). Throws PluginError for a null or kinematic body, a body of

@@ -77,7 +77,7 @@ double lead_share(double need, double max) {
 }
 
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
-                      double max) {
+                      double max, double lead_speed_limit) {
   // A lead below 1e-9 (N or N m) is rounding noise of a body at rest; a basis that turned with
   // it every step made dWorldStep's LCP solver report "internal error, s <= 0".
   const double length = norm(lead);
@@ -88,6 +88,9 @@ void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Ve
   const double share = lead_share(predicted ? length : 0.0, max);
   const double side = std::sqrt(0.5 * (1.0 - share * share));
   set_rows(motor, kind, axes, velocity, {max * share, max * side, max * side});
+  if (dot(axes[0], velocity) > lead_speed_limit) {
+    set_param(motor, kind, 0, dParamVel, lead_speed_limit);
+  }
 }
 
 void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max) {
