@@ -46,7 +46,7 @@ class FollowerCore;
 /// driver gives kinematic bodies), with the force that needs as the motors' lead direction.
 /// Unobstructed and below its limits the body lands on every target pose like a kinematic
 /// one; obstructed it pushes with at most max_force and max_torque, and moves at most 1 mm a
-/// step further into what held it back than it moves now (so a contact that vanishes for a
+/// step further into what held it back (lately) than it moves now (so a contact that vanishes for a
 /// step does not let the whole force throw it in). A body held by other joints (not
 /// contacts), whose needs cannot be predicted from its own mass, gets the limits spread
 /// equally over the world axes instead: never more than the limits, at least 58% of them in

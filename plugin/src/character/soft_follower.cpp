@@ -114,7 +114,7 @@ public:
     }
     const Vec3 user_force = vec3_from_ode(dBodyGetForce(body_));
     const Vec3 force = mass.mass * ((want_v - v) / h - gravity) - user_force;
-    const bool held_back = obstructed(v, mass.mass, gravity);
+    note_obstruction(v, mass.mass, gravity);
     Vec3 torque =
         inertia_times(now.q, mass, (want_w - w) / h) - vec3_from_ode(dBodyGetTorque(body_));
     if (dBodyGetGyroscopicMode(body_) != 0) {
@@ -128,16 +128,18 @@ public:
       return;
     }
     last_demand_ = norm(force);
-    // Held back by something in the last step (a table it is pressed into, an object it
-    // squeezes): along the lead, no more than k_creep further into it this step than it moves
+    // Held back lately by something (a table it is pressed into, an object it squeezes) and
+    // leading into it: along the lead, no more than k_creep further this step than it moves
     // now. Held there, the rows still push with their whole limit (the body cannot reach that
     // speed); should the obstruction let go for a step (ODE's box-box collider finds two
     // contacts or none at a depth of zero, after the contacts' error reduction has lifted the
-    // body out), the body moves k_creep into it instead of being thrown in by the whole limit
-    // (a 0.4 kg hand pressed with 60 N: 10 mm in one step at 120 Hz).
+    // body out, or thrown it off), the body moves k_creep into it instead of being thrown in
+    // by the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one step at 120 Hz).
     const double norm_force = norm(force);
+    const bool into_obstruction = held_time_left_ > 0.0 && dot(force, held_push_) < 0.0;
+    held_time_left_ -= h;
     const double lead_speed_limit =
-        held_back && norm_force > 0.0 ? dot(v, force) / norm_force + k_creep / h : INFINITY;
+        into_obstruction && norm_force > 0.0 ? dot(v, force) / norm_force + k_creep / h : INFINITY;
     set_bounded_rows(linear_, MotorKind::Linear, force, want_v, max_force_, lead_speed_limit);
     set_bounded_rows(angular_, MotorKind::Angular, torque, want_w, max_torque_);
   }
@@ -190,17 +192,25 @@ private:
   /// How much further into an obstruction the body may move in a step than it moves now (m).
   static constexpr double k_creep = 0.001;
 
-  /// Whether something other than the linear motor, gravity and the user's force (contacts,
-  /// mostly) changed the body's velocity in the last step: more than 1% of the force limit
-  /// (of the force that changes the velocity by 1 m/s in a step, for an unlimited follower).
-  bool obstructed(const Vec3& v, double mass, const Vec3& gravity) const {
+  /// How long an obstruction is remembered (s): a pressed body that the contacts' error
+  /// reduction throws off its table flies a step or two before it would be thrown back in.
+  static constexpr double k_held_memory = 0.05;
+
+  /// When something other than the linear motor, gravity and the user's force (contacts,
+  /// mostly) changed the body's velocity in the last step by more than 1% of the force limit
+  /// (of the force that changes the velocity by 1 m/s in a step, for an unlimited follower),
+  /// keeps the direction of its push for k_held_memory seconds.
+  void note_obstruction(const Vec3& v, double mass, const Vec3& gravity) {
     if (!last_.valid || !(last_.h > 0.0)) {
-      return false;
+      return;
     }
     const Vec3 other = mass * (v - last_.v) / last_.h - vec3_from_ode(linear_feedback_.f1) -
                        mass * gravity - last_.user_force;
     const double scale = std::isfinite(max_force_) ? max_force_ : mass / last_.h;
-    return norm(other) > 0.01 * scale;
+    if (norm(other) > 0.01 * scale) {
+      held_push_ = other;
+      held_time_left_ = k_held_memory;
+    }
   }
 
   /// Whether the last step's solve failed: the rows demanded a force (the linear one always
@@ -273,7 +283,9 @@ private:
   dJointFeedback linear_feedback_{};
   dJointFeedback angular_feedback_{};
   Last last_;
-  double last_demand_ = 0.0; ///< |force| the linear rows were led with in the last step (N)
+  Vec3 held_push_;              ///< the last push of an obstruction (N, world)
+  double held_time_left_ = 0.0; ///< how much longer it is remembered (s)
+  double last_demand_ = 0.0;    ///< |force| the linear rows were led with in the last step (N)
   std::size_t solver_failures_ = 0;
 };
 

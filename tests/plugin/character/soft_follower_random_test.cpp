@@ -169,7 +169,7 @@ TEST(SoftFollowerRandomCases, AHandPressedIntoATableAndSlidingStaysOnIt) {
       std::printf("[ metric ] %s, 60 N, %g N m: pressed and sliding, deepest corner %.2f mm into "
                   "the table (12 random slides)\n",
                   quick ? "dWorldQuickStep" : "dWorldStep", max_torque, 1000 * worst);
-      // dWorldQuickStep: 1.8 mm at either torque limit. Before the twelfth session 11.2 and
+      // dWorldQuickStep: 2.3 mm at either torque limit. Before the twelfth session 11.2 and
       // 7.0 mm: the rows' fixed 99.5% lead left the hand 7% of its torque limit against the
       // table's tilt (6.6 mm with the lead sized to the need), and the contacts' error
       // reduction lifted the hand to a depth of zero, where ODE's box-box collider finds two
