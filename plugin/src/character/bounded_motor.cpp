@@ -88,7 +88,7 @@ void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Ve
   const double share = lead_share(predicted ? length : 0.0, max);
   const double side = std::sqrt(0.5 * (1.0 - share * share));
   set_rows(motor, kind, axes, velocity, {max * share, max * side, max * side});
-  if (dot(axes[0], velocity) > lead_speed_limit) {
+  if (predicted && dot(axes[0], velocity) > lead_speed_limit) {
     set_param(motor, kind, 0, dParamVel, lead_speed_limit);
   }
 }

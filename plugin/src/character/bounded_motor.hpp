@@ -38,7 +38,7 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
 /// Sets the rows of `motor` for one step: the velocity of body 1 relative to body 2 (m/s or
 /// rad/s, world frame) becomes `velocity` along every row the force bound allows, the first
 /// row along `lead` (any direction when `lead` is zero) but no faster than `lead_speed_limit`
-/// along it, the force magnitude (N or N m) at most `max`.
+/// along a nonzero lead, the force magnitude (N or N m) at most `max`.
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
                       double max, double lead_speed_limit = INFINITY);
 
