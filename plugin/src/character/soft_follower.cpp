@@ -196,11 +196,11 @@ private:
   /// reduction throws off its table flies a step or two before it would be thrown back in.
   static constexpr double k_held_memory = 0.05;
 
-  /// When something other than the linear motor, gravity and the user's force at the prestep
-  /// (contacts, mostly; forces the user adds after prestep() count too) changed the body's velocity
-  /// in the last step by more than 1% of the force limit (of the force that changes the velocity by
-  /// 1 m/s in a step, for an unlimited follower), keeps the direction of its push for k_held_memory
-  /// seconds.
+  /// When something other than the linear motor, gravity and the user's force at the
+  /// prestep (contacts, mostly; forces the user adds after prestep() count too) changed the
+  /// body's velocity in the last step by more than 1% of the force limit (of the force that
+  /// changes the velocity by 1 m/s in a step, for an unlimited follower), keeps the direction
+  /// of its push for k_held_memory seconds.
   void note_obstruction(const Vec3& v, double mass, const Vec3& gravity) {
     if (!last_.valid || !(last_.h > 0.0)) {
       return;
