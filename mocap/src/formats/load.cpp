@@ -59,19 +59,31 @@ std::size_t checked_size(const std::string& path, std::size_t max_bytes) {
   return static_cast<std::size_t>(size);
 }
 
-/// The first `count` bytes of the file (fewer when it is shorter than `count`).
-std::string read_prefix(const std::string& path, std::size_t count) {
+/// Extends `text`, the first text.size() bytes of the file at `path`, to its first `count`.
+void read_on(const std::string& path, std::string& text, std::size_t count) {
+  if (count == text.size() && !text.empty()) {
+    return; // read whole already (an empty file is still opened: its error is the one to give)
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
   }
-  std::string text(count, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(count));
-  if (static_cast<std::size_t>(in.gcount()) != count) {
+  const std::size_t from = text.size();
+  text.resize(count);
+  in.seekg(static_cast<std::streamoff>(from));
+  in.read(text.data() + from, static_cast<std::streamsize>(count - from));
+  const auto got = static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0));
+  if (got != count - from) {
     throw LoadError(path, 0, 0,
-                    "read " + std::to_string(in.gcount()) + " of " + std::to_string(count) +
+                    "read " + std::to_string(from + got) + " of " + std::to_string(count) +
                         " bytes: the file changed or failed");
   }
+}
+
+/// The first `count` bytes of the file.
+std::string read_prefix(const std::string& path, std::size_t count) {
+  std::string text;
+  read_on(path, text, count);
   return text;
 }
 
@@ -265,8 +277,8 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
   if (options.format == Format::C3d) {
     return detail::load_c3d_file(path, size, options);
   }
-  // The beginning tells the formats apart; read once, it serves every check below, and is the
-  // whole text of a file no larger.
+  // The beginning tells the formats apart; read once, it serves every check below, and the
+  // text is read on from its end.
   constexpr std::size_t k_head = std::size_t{1} << 20;
   std::string head = read_prefix(path, std::min(size, k_head));
   const std::string ext = lower_extension(path);
@@ -303,7 +315,8 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
       }
     }
   }
-  const std::string text = size <= k_head ? std::move(head) : read_prefix(path, size);
+  std::string text = std::move(head);
+  read_on(path, text, size);
   const auto with_skeleton = [&](Format format) {
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
       return parse_as(format, text, path, options);
@@ -325,7 +338,8 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
                                        : "has no C3D key (0x50) in byte 2") +
                         "; its content reads as " + to_string(found) +
                         " (give the format explicitly to load it as that: LoadOptions::format, or "
-                        "--input-format " + to_string(found) + " on the command line)");
+                        "--input-format " +
+                        to_string(found) + " on the command line)");
   }
   return with_skeleton(found);
 }

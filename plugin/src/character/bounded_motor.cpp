@@ -33,6 +33,19 @@ void set_rows(dJointID motor, MotorKind kind, const Vec3 (&axes)[3], const Vec3&
   }
 }
 
+constexpr double k_lead = 0.995;                     // the lead row's largest share
+constexpr double k_equal_share = 0.5773502691896258; // 1 / sqrt(3): its smallest
+constexpr double k_lead_margin = 2.0;                // its share over the predicted need
+
+/// The lead row's share of the limit `max` (may be infinite; 0 gives the equal share) for a
+/// predicted need (>= 0, same unit).
+double lead_share(double need, double max) {
+  if (!(max > 0.0)) {
+    return k_equal_share;
+  }
+  return std::clamp(k_lead_margin * (need / max), k_equal_share, k_lead);
+}
+
 } // namespace
 
 void complete_basis(const Vec3& a, Vec3& b, Vec3& c) {
@@ -67,13 +80,6 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
   }
   dJointSetFeedback(motor, feedback);
   return motor;
-}
-
-double lead_share(double need, double max) {
-  if (!(max > 0.0)) {
-    return k_equal_share;
-  }
-  return std::clamp(k_lead_margin * (need / max), k_equal_share, k_lead);
 }
 
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,

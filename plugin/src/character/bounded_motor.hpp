@@ -5,11 +5,11 @@
 // first axis lies along the force the step is expected to need; that row may use a share
 // `lead` of F and the other two `side` each, with lead^2 + 2 side^2 = 1, so the sum of the
 // three never exceeds F whatever the solver does. The lead row gets twice the predicted need
-// (at most k_lead, at least an equal share): when the prediction is right (an unobstructed
+// (at most 99.5%, at least an equal share): when the prediction is right (an unobstructed
 // body) it carries all of it, and the other two keep the rest of the limit for what the
 // prediction cannot see. A body that needs little (a hand holding its orientation while it
 // slides on a table) thus keeps 58% of its limit in every direction against a contact's
-// torque, where a fixed full lead left 7% (sqrt((1 - k_lead^2) / 2)) beside a lead that
+// torque, where a fixed 99.5% lead left 7% (sqrt((1 - 0.995^2) / 2)) beside a lead that
 // pointed wherever rounding put it.
 
 #include <odemocap/vec3.hpp>
@@ -19,14 +19,6 @@
 #include <cmath>
 
 namespace odemocap::detail {
-
-constexpr double k_lead = 0.995;
-constexpr double k_equal_share = 0.5773502691896258; // 1 / sqrt(3)
-constexpr double k_lead_margin = 2.0;
-
-/// The lead row's share of the limit `max` (may be infinite; 0 gives the equal share) for a
-/// predicted need (>= 0, same unit): clamp(k_lead_margin * need / max, k_equal_share, k_lead).
-double lead_share(double need, double max);
 
 enum class MotorKind { Linear, Angular };
 

@@ -135,11 +135,11 @@ public:
     // contacts or none at a depth of zero, after the contacts' error reduction has lifted the
     // body out, or thrown it off), the body moves k_creep into it instead of being thrown in
     // by the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one step at 120 Hz).
-    const double norm_force = norm(force);
     const bool into_obstruction = held_time_left_ > 0.0 && dot(force, held_push_) < 0.0;
     held_time_left_ -= h;
-    const double lead_speed_limit =
-        into_obstruction && norm_force > 0.0 ? dot(v, force) / norm_force + k_creep / h : INFINITY;
+    const double lead_speed_limit = into_obstruction && last_demand_ > 0.0
+                                        ? dot(v, force) / last_demand_ + k_creep / h
+                                        : INFINITY;
     set_bounded_rows(linear_, MotorKind::Linear, force, want_v, max_force_, lead_speed_limit);
     set_bounded_rows(angular_, MotorKind::Angular, torque, want_w, max_torque_);
   }
