@@ -123,9 +123,9 @@ public:
 
 private:
   struct Scratch;
-  /// Sub-steps that keep a point `radius` (m) from a centre turning by `turn` (rad) within the
-  /// tolerance of its arc.
-  int sub_steps(double turn, double radius);
+  /// The fewest sub-steps (at most max_sub_steps) over which error(fraction of the step)
+  /// keeps within the tolerance.
+  int sub_steps(const std::function<double(double)>& error);
   /// Gathers this step's dynamic geoms and their boxes over the step, once per step.
   void gather_dynamic(double h);
   bool prepare(dBodyID body, double h);

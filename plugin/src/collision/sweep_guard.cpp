@@ -8,22 +8,26 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <optional>
 
 namespace odemocap {
 namespace {
 
-/// A sphere of a guarded geom, in its body's frame.
-struct Ball {
-  Vec3 centre;
-  double radius = 0.0;
-};
-
-/// A guarded geom as the spheres that are swept for it: balls [first, first + count).
+/// A guarded geom as the spheres that are swept for it, in its body's frame: `count` spheres of
+/// one radius whose centres lie evenly spaced from `front` to `back` (one sphere: both the same).
 struct Swept {
   dGeomID geom = nullptr;
-  std::size_t first = 0;
-  std::size_t count = 0;
+  Vec3 front;
+  Vec3 back;
+  double radius = 0.0;
+  std::size_t count = 1;
+
+  /// Where sphere i sits on the segment (0 at the front, 1 at the back).
+  double fraction(std::size_t i) const {
+    return count > 1 ? static_cast<double>(i) / static_cast<double>(count - 1) : 0.0;
+  }
+  Vec3 centre(std::size_t i) const { return front + fraction(i) * (back - front); }
 };
 
 /// The geom's pose in its body's frame.
@@ -38,27 +42,22 @@ Pose offset_of(dGeomID geom) {
 
 /// A sphere as itself; a capsule as spheres along its axis, spaced so that their union covers
 /// it to `tolerance` (the union's radius midway between two centres a distance s apart falls
-/// short by r - sqrt(r^2 - s^2/4), about s^2 / 8r). False for other classes.
-bool swept_balls(dGeomID geom, double tolerance, std::vector<Ball>& out) {
+/// short by r - sqrt(r^2 - s^2/4), about s^2 / 8r). Empty for other classes.
+std::optional<Swept> swept_spheres(dGeomID geom, double tolerance) {
   const Pose at = offset_of(geom);
   if (dGeomGetClass(geom) == dSphereClass) {
-    out.push_back({at.p, dGeomSphereGetRadius(geom)});
-    return true;
+    return Swept{geom, at.p, at.p, dGeomSphereGetRadius(geom), 1};
   }
   if (dGeomGetClass(geom) != dCapsuleClass) {
-    return false;
+    return std::nullopt;
   }
   dReal r = 0;
   dReal length = 0;
   dGeomCapsuleGetParams(geom, &r, &length);
   const double spacing = std::min(r, std::sqrt(8.0 * r * tolerance));
   const int n = std::max(1, static_cast<int>(std::ceil(length / spacing)));
-  const Vec3 a = at.p + rotate(at.q, Vec3{0, 0, -0.5 * length});
-  const Vec3 b = at.p + rotate(at.q, Vec3{0, 0, 0.5 * length});
-  for (int i = 0; i <= n; ++i) {
-    out.push_back({a + (static_cast<double>(i) / n) * (b - a), r});
-  }
-  return true;
+  return Swept{geom, at.p + rotate(at.q, Vec3{0, 0, -0.5 * length}),
+               at.p + rotate(at.q, Vec3{0, 0, 0.5 * length}), r, static_cast<std::size_t>(n) + 1};
 }
 
 /// The constant angular velocity (rad/s) that turns `body` over a step of h as ODE will: its
@@ -73,13 +72,48 @@ Vec3 step_spin(dBodyID body, double h) {
   return w * (2.0 * std::atan(0.5 * rate * h) / (rate * h));
 }
 
+constexpr double k_pi = 3.14159265358979323846;
+
+/// The sagitta of an arc of radius r through `turn` radians: how far the arc strays from its
+/// chord, both at constant speed (2 r past a half turn, where the bound stops growing).
+double sagitta(double r, double turn) {
+  return turn >= k_pi ? 2.0 * r : r * (1.0 - std::cos(0.5 * turn));
+}
+
+/// How far the chords of a swept point's path in the target's frame stray from that path over
+/// a fraction tau of the step (both at constant speed, compared at the same instant).
+/// - In the world the point, at most `reach` from its body's origin, which turns by
+///   `body_turn` in the step, strays from its chords by the sagitta of its arc.
+/// - The target's frame turns by `target_turn` in the step about the target's origin; a chord
+///   there from y0 to y1 = y0 + d becomes R(t) ((1 - t) y0 + t y1) against the chord
+///   (1 - t) y0 + t R(1) y1 of its ends. They differ by (R(t) - (1 - t) I - t R(1)) y0, the
+///   sagitta of y0's arc, plus t (R(t) - R(1)) d, at most 2 t sin(turn (1 - t) / 2) |d|, so
+///   at most min(turn / 4, 2) |d|: first order in the turn for a point moving through the
+///   frame, which y0's sagitta alone (second order) misses.
+/// |y0| is at most `distance` (origin to origin, plus the reach and the relative motion over
+/// the step); |d| at most the relative motion `travel` tau plus the chord of the body's turn.
+struct ChordError {
+  double distance;
+  double reach;
+  double body_turn;
+  double target_turn;
+  double travel;
+
+  double operator()(double tau) const {
+    const double body = body_turn * tau;
+    const double frame = target_turn * tau;
+    const double d = travel * tau + 2.0 * reach * std::sin(0.5 * std::min(body, k_pi));
+    return sagitta(reach, body) + sagitta(distance, frame) + std::min(0.25 * frame, 2.0) * d;
+  }
+};
+
 /// A geom the guard sweeps against: its shape in its own frame, its pose and motion now
 /// (world; zero motion for a static geom).
 struct Target {
   int kind = -1; ///< dSphereClass, dCapsuleClass or dBoxClass
   Pose pose;
   Vec3 velocity; ///< of the geom's origin (m/s)
-  Vec3 spin;     ///< rad/s
+  Vec3 spin;     ///< rad/s: of the frame the sweep runs in (the body's; none for a sphere)
   double radius = 0.0;
   double half_length = 0.0; ///< capsule: its axis runs along local z
   Vec3 half;                ///< box half extents
@@ -103,6 +137,7 @@ bool describe_target(dGeomID geom, double h, Target& t) {
   case dSphereClass:
     t.radius = dGeomSphereGetRadius(geom);
     t.bound = t.radius;
+    t.spin = {}; // the same shape in any frame moving with its centre: no need to turn
     return true;
   case dCapsuleClass: {
     dReal r = 0;
@@ -135,8 +170,52 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
   case dCapsuleClass:
     return detail::sweep_sphere_capsule(c, r, d, {0, 0, -t.half_length}, {0, 0, t.half_length},
                                         t.radius);
-  default: return detail::sweep_sphere_box(c, r, d, Pose{}, t.half);
+  default: return detail::sweep_sphere_centred_box(c, r, d, t.half);
   }
+}
+
+/// A geom's sphere centres over one sub-step, in the target's frame: sphere i lies at fraction
+/// u_i of a segment whose ends move on straight lines, so its centre moves from
+/// front0 + u_i axis0 to front1 + u_i axis1; `stretch` is the longer of the two axes.
+struct SegmentPath {
+  Vec3 front0;
+  Vec3 axis0;
+  Vec3 front1;
+  Vec3 axis1;
+  double stretch = 0.0;
+};
+
+/// A sphere's first touch in a sub-step: which sphere, the hit, its centre's path.
+struct BallHit {
+  std::size_t ball = 0;
+  detail::SweepHit hit;
+  Vec3 c0;
+  Vec3 c1;
+};
+
+/// The first touch of spheres lo..hi of `g` on its path against the target, if earlier than
+/// `best`. The spheres are first swept together, as one sphere about the path of their middle
+/// (fraction u_m) grown by the farthest any of them lies from it throughout, |u - u_m| times
+/// the stretch: it touches no later than any sphere it holds, so a group that misses, or touches
+/// no earlier than the best hit so far, is passed over, and otherwise its halves are tried, the
+/// front half first (among equal times the frontmost sphere wins, as when swept one by one).
+void first_touch(const Target& t, const Swept& g, const SegmentPath& path, std::size_t lo,
+                 std::size_t hi, std::optional<BallHit>& best) {
+  const double u = 0.5 * (g.fraction(lo) + g.fraction(hi));
+  const double spread = 0.5 * (g.fraction(hi) - g.fraction(lo)) * path.stretch;
+  const Vec3 c0 = path.front0 + u * path.axis0;
+  const Vec3 c1 = path.front1 + u * path.axis1;
+  const auto hit = sweep(t, c0, g.radius + spread, c1 - c0);
+  if (!hit || (best && hit->t >= best->hit.t)) {
+    return;
+  }
+  if (lo == hi) {
+    best = BallHit{lo, *hit, c0, c1};
+    return;
+  }
+  const std::size_t mid = lo + (hi - lo) / 2;
+  first_touch(t, g, path, lo, mid, best);
+  first_touch(t, g, path, mid + 1, hi, best);
 }
 
 bool bits_allow(dGeomID a, dGeomID b) {
@@ -315,9 +394,13 @@ void collect_dynamic(dSpaceID space, double h, std::vector<Dynamic>& out) {
   }
 }
 
+/// Evaluated without branches: in a broad phase most boxes are apart, each for a reason of
+/// its own, which a chain of branches mispredicts.
 bool overlaps(const dReal* aabb, const Vec3& low, const Vec3& high) {
-  return aabb[0] <= high.x && aabb[1] >= low.x && aabb[2] <= high.y && aabb[3] >= low.y &&
-         aabb[4] <= high.z && aabb[5] >= low.z;
+  return static_cast<bool>(
+      static_cast<int>(aabb[0] <= high.x) & static_cast<int>(aabb[1] >= low.x) &
+      static_cast<int>(aabb[2] <= high.y) & static_cast<int>(aabb[3] >= low.y) &
+      static_cast<int>(aabb[4] <= high.z) & static_cast<int>(aabb[5] >= low.z));
 }
 
 /// A thin box that turned fast in the step (a plate struck off its centre spins a radian or
@@ -405,7 +488,6 @@ struct ImpulseRow {
 };
 
 struct SweepGuard::Scratch {
-  std::vector<Ball> balls;
   std::vector<Swept> swept;
   std::vector<Pose> poses;
   Vec3 low;  ///< the swept volume's bounds, this body, this step
@@ -414,6 +496,8 @@ struct SweepGuard::Scratch {
   int k_steps = 1;
   std::vector<Pose> frames;     ///< per sub-step: world to the target's frame (p, conj q)
   std::vector<Pose> body_poses; ///< per sub-step: the swept body's pose
+  std::vector<std::pair<Vec3, Vec3>> ends; ///< per sub-step: a geom's front and its axis
+  std::vector<char> ends_known;
   std::deque<dJointFeedback> feedback; ///< stable addresses for ODE to write into
   std::vector<Pending> pending;
   std::vector<ImpulseRow> rows;
@@ -572,18 +656,32 @@ int SweepGuard::collide(double h) {
   return added_;
 }
 
-int SweepGuard::sub_steps(double turn, double radius) {
-  // A point at distance `radius` turning by phi strays from its chord by
-  // radius (1 - cos(phi / 2)); keep that within the tolerance (capped at max_sub_steps).
-  if (!(turn > 0.0) || !(settings_.tolerance < 2.0 * radius)) {
+int SweepGuard::sub_steps(const std::function<double(double)>& error) {
+  // The fewest sub-steps whose chords keep within the tolerance. The error shrinks with the
+  // span, about as its square for small turns: start from that estimate and step to the answer.
+  const auto enough = [&](int k) { return error(1.0 / k) <= settings_.tolerance; };
+  const double whole = error(1.0);
+  if (whole <= settings_.tolerance) {
     return 1;
   }
-  const double phi = 2.0 * std::acos(1.0 - settings_.tolerance / radius);
-  const double needed = std::ceil(turn / phi);
-  if (needed > settings_.max_sub_steps) {
-    ++stats_.sub_step_limit;
+  const int most = settings_.max_sub_steps;
+  const double estimate = std::ceil(std::sqrt(whole / settings_.tolerance));
+  int k = std::clamp(static_cast<int>(std::min<double>(estimate, most)), 2, std::max(2, most));
+  if (k > most) {
+    ++stats_.sub_step_limit; // max_sub_steps is 1
+    return most;
   }
-  return std::max(1, static_cast<int>(std::min<double>(needed, settings_.max_sub_steps)));
+  while (k < most && !enough(k)) {
+    ++k;
+  }
+  if (!enough(k)) {
+    ++stats_.sub_step_limit;
+    return k;
+  }
+  while (k > 2 && enough(k - 1)) {
+    --k;
+  }
+  return k;
 }
 
 void SweepGuard::gather_dynamic(double h) {
@@ -597,24 +695,24 @@ void SweepGuard::gather_dynamic(double h) {
 
 bool SweepGuard::prepare(dBodyID body, double h) {
   Scratch& x = *scratch_;
-  x.balls.clear();
   x.swept.clear();
-  double reach = 0.0;         // farthest swept point from the body's origin
-  double smallest = INFINITY; // smallest swept radius
   for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
-    const std::size_t first = x.balls.size();
-    if (!swept_balls(g, settings_.tolerance, x.balls)) {
+    if (const std::optional<Swept> swept = swept_spheres(g, settings_.tolerance)) {
+      x.swept.push_back(*swept);
+    } else {
       ++stats_.unsupported;
-      continue;
     }
-    x.swept.push_back({g, first, x.balls.size() - first});
   }
   if (x.swept.empty()) {
     return false;
   }
-  for (const Ball& b : x.balls) {
-    reach = std::max(reach, norm(b.centre) + b.radius);
-    smallest = std::min(smallest, b.radius);
+  // A geom's sphere centres lie on a segment, so the farthest from the origin, and each
+  // coordinate's extremes, are at its ends.
+  double reach = 0.0;         // farthest swept point from the body's origin
+  double smallest = INFINITY; // smallest swept radius
+  for (const Swept& g : x.swept) {
+    reach = std::max(reach, std::max(norm(g.front), norm(g.back)) + g.radius);
+    smallest = std::min(smallest, g.radius);
   }
   const Pose start = body_pose(body);
   const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
@@ -625,7 +723,7 @@ bool SweepGuard::prepare(dBodyID body, double h) {
     ++stats_.slow;
     return false;
   }
-  const int k_steps = sub_steps(norm(w) * h, reach);
+  const int k_steps = sub_steps(ChordError{0.0, reach, norm(w) * h, 0.0, 0.0});
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   x.k_steps = k_steps;
   x.poses.resize(static_cast<std::size_t>(k_steps) + 1);
@@ -635,12 +733,15 @@ bool SweepGuard::prepare(dBodyID body, double h) {
     const double s = static_cast<double>(k) / k_steps;
     Pose& pose = x.poses[static_cast<std::size_t>(k)];
     pose = {start.p + (s * h) * v, integrate(start.q, w, s * h)};
-    for (const Ball& b : x.balls) {
-      const Vec3 c = pose.p + rotate(pose.q, b.centre);
-      const double grow = b.radius + settings_.tolerance;
-      low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow), std::min(low.z, c.z - grow)};
-      high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
-              std::max(high.z, c.z + grow)};
+    for (const Swept& g : x.swept) {
+      const double grow = g.radius + settings_.tolerance;
+      for (const Vec3& end : {g.front, g.back}) {
+        const Vec3 c = pose.p + rotate(pose.q, end);
+        low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow),
+               std::min(low.z, c.z - grow)};
+        high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
+                std::max(high.z, c.z + grow)};
+      }
     }
   }
   x.low = low;
@@ -716,11 +817,14 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   }
   const Vec3 w = step_spin(body, h);
   // The sweep runs in the target's own frame, which moves and turns with it meanwhile: a
-  // spinning plate's rim comes round to meet the sphere. Sub-steps so that the path of a
-  // point at distance rho from the target's origin strays from its chords by at most the
-  // tolerance, as for the swept body's own turn.
-  const double rho = norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h;
-  const int k_steps = std::max(x.k_steps, sub_steps(norm(target.spin) * h, rho));
+  // spinning plate's rim comes round to meet the sphere. In that frame a swept point's path is
+  // curved, and it is swept along chords; over a fraction tau of the step they stray from it by
+  // at most chord_error(tau) (see there), and the step is cut into as many sub-steps as keep
+  // that within the tolerance.
+  const ChordError chord_error{
+      norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h, x.reach, norm(w) * h,
+      norm(target.spin) * h, norm(v - target.velocity) * h};
+  const int k_steps = std::max(x.k_steps, sub_steps(chord_error));
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept
   // body's pose: both turn by a fixed rotation per sub-step, composed rather than recomputed.
@@ -744,65 +848,65 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     const Pose& b = x.body_poses[static_cast<std::size_t>(k)];
     return rotate(f.q, b.p + rotate(b.q, body_point) - f.p);
   };
+  // The geom's spheres between two of the sub-steps' instants, along the chords joining them;
+  // the ends of its segment at each instant in the target's frame, worked out when first asked.
+  const auto path_between = [&](const Swept& g, int k0, int k1) {
+    const auto ends = [&](int k) -> const std::pair<Vec3, Vec3>& {
+      const auto i = static_cast<std::size_t>(k);
+      if (!x.ends_known[i]) {
+        const Vec3 front = local(k, g.front);
+        x.ends[i] = {front, local(k, g.back) - front};
+        x.ends_known[i] = 1;
+      }
+      return x.ends[i];
+    };
+    const auto& [front0, axis0] = ends(k0);
+    const auto& [front1, axis1] = ends(k1);
+    return SegmentPath{front0, axis0, front1, axis1, std::max(norm(axis0), norm(axis1))};
+  };
   for (const Swept& g : x.swept) {
     if (!bits_allow(g.geom, other)) {
       continue;
     }
     ++stats_.pairs_swept;
+    x.ends.resize(static_cast<std::size_t>(k_steps) + 1);
+    x.ends_known.assign(static_cast<std::size_t>(k_steps) + 1, 0);
     FirstTouch first;
     std::size_t first_ball = 0;
-    const Ball& front = x.balls[g.first];
-    const Ball& back = x.balls[g.first + g.count - 1];
-    for (int k = 0; k < k_steps && first.s > 1.0; ++k) {
-      const double s0 = static_cast<double>(k) / k_steps;
-      const double s1 = static_cast<double>(k + 1) / k_steps;
-      // The geom's spheres lie on the segment between its end spheres (one for a sphere), so
-      // in this sub-step every centre stays within the ball about the four end positions'
-      // mean that holds them: if that ball stays clear of the target's, so do all spheres.
-      const Vec3 ends[4] = {local(k, front.centre), local(k, back.centre), local(k + 1, front.centre),
-                            local(k + 1, back.centre)};
-      const Vec3 mean = 0.25 * (ends[0] + ends[1] + ends[2] + ends[3]);
-      double spread = 0.0;
-      for (const Vec3& e : ends) {
-        spread = std::max(spread, norm(e - mean));
-      }
-      const double reach = target.bound + front.radius + settings_.tolerance;
-      if (norm(mean) > reach + spread) {
-        continue;
-      }
-      // Along a capsule, only the spheres abreast of the target can reach it. A sphere at u
-      // (0 front, 1 back) starts at least |u - a0| L0 from the target's origin and ends at least
-      // |u - a1| L1 from it, moving at most `moved`; on its straight path in between it is never
-      // closer than half the sum of the two less `moved`.
-      const Vec3 axis0 = ends[1] - ends[0];
-      const Vec3 axis1 = ends[3] - ends[2];
-      const double length0 = norm(axis0);
-      const double length1 = norm(axis1);
-      const bool along = g.count > 1 && length0 > 0.0 && length1 > 0.0;
-      const double a0 = along ? -dot(ends[0], axis0) / (length0 * length0) : 0.0;
-      const double a1 = along ? -dot(ends[2], axis1) / (length1 * length1) : 0.0;
-      const double moved = std::max(norm(ends[2] - ends[0]), norm(ends[3] - ends[1]));
-      for (std::size_t i = g.first; i < g.first + g.count; ++i) {
-        if (along) {
-          const double u = static_cast<double>(i - g.first) / static_cast<double>(g.count - 1);
-          if (0.5 * (std::fabs(u - a0) * length0 + std::fabs(u - a1) * length1 - moved) > reach) {
-            continue;
-          }
+    // Sub-steps k0..k1 at once first: the chords from instant k0 to k1 stray from the
+    // sub-steps' chords by no more than from the path, chord_error of their span, so the geom
+    // as one sphere grown by that and swept along them touches no later than any sphere in any
+    // of those sub-steps. A miss passes them all over; otherwise the earlier half first, down
+    // to single sub-steps, each swept as before (first_touch). Most pairs end at the top.
+    const auto first_in = [&](const auto& self, int k0, int k1) -> bool {
+      if (k1 - k0 > 1) {
+        const SegmentPath path = path_between(g, k0, k1);
+        const Vec3 middle0 = path.front0 + 0.5 * path.axis0;
+        const Vec3 middle1 = path.front1 + 0.5 * path.axis1;
+        const double grown =
+            g.radius + 0.5 * path.stretch + chord_error(static_cast<double>(k1 - k0) / k_steps);
+        if (!sweep(target, middle0, grown, middle1 - middle0)) {
+          return false;
         }
-        const Ball& b = x.balls[i];
-        const Vec3 c0 = local(k, b.centre);
-        const Vec3 c1 = local(k + 1, b.centre);
-        const auto hit = sweep(target, c0, b.radius, c1 - c0);
-        if (!hit) {
-          continue;
-        }
-        const double s = s0 + hit->t * (s1 - s0);
-        if (s < first.s) {
-          first = {s, *hit, local(0, b.centre), c0 + hit->t * (c1 - c0), {}};
-          first_ball = i;
-        }
+        const int mid = k0 + (k1 - k0) / 2;
+        return self(self, k0, mid) || self(self, mid, k1);
       }
-    }
+      std::optional<BallHit> best;
+      first_touch(target, g, path_between(g, k0, k1), 0, g.count - 1, best);
+      if (!best) {
+        return false;
+      }
+      const double s0 = static_cast<double>(k0) / k_steps;
+      const double s1 = static_cast<double>(k1) / k_steps;
+      first = {s0 + best->hit.t * (s1 - s0),
+               best->hit,
+               local(0, g.centre(best->ball)),
+               best->c0 + best->hit.t * (best->c1 - best->c0),
+               {}};
+      first_ball = best->ball;
+      return true;
+    };
+    first_in(first_in, 0, k_steps);
     if (first.s > 1.0) {
       continue;
     }
@@ -818,7 +922,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
         continue;
       }
     }
-    first.end = local(k_steps, x.balls[first_ball].centre);
+    first.end = local(k_steps, g.centre(first_ball));
     // The contact: body 1 the target, body 2 the swept body, normal from the swept geom into
     // the target (ODE's normal points into body 1), placed on the target as it is now (the
     // hit's point and normal in the target's frame, taken back to its pose now). In that frame
@@ -844,8 +948,8 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     // stopping it).
     const Vec3 point = moves_freely(other_body)
                            ? target.pose.p + rotate(target.pose.q, first.hit.point)
-                           : x.body_poses[0].p + rotate(x.body_poses[0].q, x.balls[first_ball].centre) +
-                                 x.balls[first_ball].radius * rotate(target.pose.q, local_normal);
+                           : x.body_poses[0].p + rotate(x.body_poses[0].q, g.centre(first_ball)) +
+                                 g.radius * rotate(target.pose.q, local_normal);
     Pending pending;
     pending.body1 = other_body;
     pending.body2 = body;
@@ -854,8 +958,8 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     pending.normal1 = direction_to_local(other_body, normal);
     face_of(target, first.hit.normal, pending.face_axis, pending.face_sign);
     pending.box = other;
-    pending.ball = x.balls[first_ball].centre;
-    pending.ball_radius = x.balls[first_ball].radius;
+    pending.ball = g.centre(first_ball);
+    pending.ball_radius = g.radius;
     pending.ball_start = start.p + rotate(start.q, pending.ball);
     pending.box_start = target.pose;
     if (touching) {

@@ -156,29 +156,22 @@ std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec
   return sweep_sphere_polygon(c, r, d, v, 3);
 }
 
-std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d, const Pose& pose,
-                                         const Vec3& half) {
-  const Quat to_local = conj(pose.q);
-  const Vec3 lc = rotate(to_local, c - pose.p);
-  const Vec3 ld = rotate(to_local, d);
-  const auto to_world = [&](SweepHit h) {
-    h.point = pose.p + rotate(pose.q, h.point);
-    h.normal = rotate(pose.q, h.normal);
-    return h;
-  };
+std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& lc, double r, const Vec3& ld,
+                                                 const Vec3& half) {
   if (distance_to_box(lc, half) <= r) {
     const Vec3 q{std::clamp(lc.x, -half.x, half.x), std::clamp(lc.y, -half.y, half.y),
                  std::clamp(lc.z, -half.z, half.z)};
     const Vec3 n = norm(lc - q) > 0.0 ? normalized(lc - q) : Vec3{0, 0, 1};
-    return to_world({0.0, q, n});
+    return SweepHit{0.0, q, n};
   }
   const double h[3] = {half.x, half.y, half.z};
   const double c0[3] = {lc.x, lc.y, lc.z};
   const double c1[3] = {lc.x + ld.x, lc.y + ld.y, lc.z + ld.z};
-  // The path against the box grown by r on every side (a box holding the rounded one): most
-  // paths miss it, and then they miss the box.
+  // The path against the box grown by r on every side, which holds the rounded box (the box's
+  // Minkowski sum with the sphere): most paths miss it, and then they miss the box.
   double enter = 0.0;
   double leave = 1.0;
+  int entered = -1; // the axis of the grown box's face the path enters through
   for (int i = 0; i < 3; ++i) {
     const double step = c1[i] - c0[i];
     const double lo = -h[i] - r;
@@ -191,39 +184,77 @@ std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d,
     }
     const double t0 = (lo - c0[i]) / step;
     const double t1 = (hi - c0[i]) / step;
-    enter = std::max(enter, std::min(t0, t1));
+    if (std::min(t0, t1) > enter) {
+      enter = std::min(t0, t1);
+      entered = i;
+    }
     leave = std::min(leave, std::max(t0, t1));
     if (enter > leave) {
       return std::nullopt;
     }
   }
-  std::optional<SweepHit> best;
-  for (int axis = 0; axis < 3; ++axis) {
-    const int u = (axis + 1) % 3;
-    const int w = (axis + 2) % 3;
-    for (const double sign : {-1.0, 1.0}) {
-      // A face, its edges and corners are nearest only to points in front of its plane (the
-      // Voronoi regions of a box): a path that never gets in front of it cannot touch them.
-      if (std::max(sign * c0[axis], sign * c1[axis]) <= h[axis]) {
-        continue;
-      }
-      Vec3 corner[4];
-      const double su[4] = {-1, 1, 1, -1};
-      const double sw[4] = {-1, -1, 1, 1};
-      for (int k = 0; k < 4; ++k) {
-        double p[3];
-        p[axis] = sign * h[axis];
-        p[u] = su[k] * h[u];
-        p[w] = sw[k] * h[w];
-        corner[k] = {p[0], p[1], p[2]};
-      }
-      keep_first(best, sweep_sphere_polygon(lc, r, ld, corner, 4));
+  // Where the path enters the grown box says what it meets first (the box's Voronoi regions,
+  // as in Ericson's Real-Time Collision Detection, 5.5.7). In front of one face only, the
+  // grown box's surface is the rounded box's: a hit there and then. Beyond two faces' planes
+  // the rounded box is the cylinder about their common edge, beyond three the sphere about
+  // their corner: if the path misses that rounding it misses the rounded box altogether (to
+  // reach a face's region from there it would have to be inside the rounding already).
+  const double at[3] = {c0[0] + enter * (c1[0] - c0[0]), c0[1] + enter * (c1[1] - c0[1]),
+                        c0[2] + enter * (c1[2] - c0[2])};
+  int beyond = 0;  // how many of the box's slabs the entry lies outside
+  int inside = -1; // an axis whose slab holds the entry
+  double sign[3] = {0.0, 0.0, 0.0};
+  for (int i = 0; i < 3; ++i) {
+    if (std::fabs(at[i]) > h[i]) {
+      ++beyond;
+      sign[i] = at[i] > 0.0 ? 1.0 : -1.0;
+    } else {
+      inside = i;
     }
   }
-  if (!best) {
-    return std::nullopt;
+  if (beyond <= 1) {
+    const Vec3 entry{at[0], at[1], at[2]};
+    const Vec3 q{std::clamp(at[0], -h[0], h[0]), std::clamp(at[1], -h[1], h[1]),
+                 std::clamp(at[2], -h[2], h[2])};
+    if (norm(entry - q) > 0.0) {
+      return SweepHit{enter, q, normalized(entry - q)};
+    }
+    // A sphere of radius 0 meets the face itself, through which the path entered.
+    if (entered < 0) {
+      return std::nullopt; // cannot be: the path started outside, beyond the distance r
+    }
+    double n[3] = {0.0, 0.0, 0.0};
+    n[entered] = c1[entered] > c0[entered] ? -1.0 : 1.0;
+    return SweepHit{enter, q, Vec3{n[0], n[1], n[2]}};
   }
-  return to_world(*best);
+  const Vec3 corner{sign[0] * h[0], sign[1] * h[1], sign[2] * h[2]};
+  const auto edge_along = [&](int axis, double from) {
+    double e[3] = {corner.x, corner.y, corner.z};
+    e[axis] = from;
+    return Vec3{e[0], e[1], e[2]};
+  };
+  std::optional<SweepHit> best;
+  if (beyond == 2) {
+    best = sweep_sphere_capsule(lc, r, ld, edge_along(inside, -h[inside]),
+                                edge_along(inside, h[inside]), 0.0);
+  } else {
+    for (int axis = 0; axis < 3; ++axis) {
+      keep_first(best, sweep_sphere_capsule(lc, r, ld, corner,
+                                            edge_along(axis, -sign[axis] * h[axis]), 0.0));
+    }
+  }
+  return best;
+}
+
+std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d, const Pose& pose,
+                                         const Vec3& half) {
+  const Quat to_local = conj(pose.q);
+  auto hit = sweep_sphere_centred_box(rotate(to_local, c - pose.p), r, rotate(to_local, d), half);
+  if (hit) {
+    hit->point = pose.p + rotate(pose.q, hit->point);
+    hit->normal = rotate(pose.q, hit->normal);
+  }
+  return hit;
 }
 
 } // namespace odemocap::detail

@@ -42,6 +42,9 @@ std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3
                                              const Vec3* vertices, int n);
 std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec3& d,
                                               const Vec3& p0, const Vec3& p1, const Vec3& p2);
+/// A box of half extents `half` (m) centred at the origin, its edges along the axes.
+std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& c, double r, const Vec3& d,
+                                                 const Vec3& half);
 /// A box of half extents `half` (m) at `pose` (its centre and orientation).
 std::optional<SweepHit> sweep_sphere_box(const Vec3& c, double r, const Vec3& d, const Pose& pose,
                                          const Vec3& half);

@@ -254,5 +254,36 @@ TEST(SweptSphere, AVertexIsTouchedWhenTheCentreIsOneRadiusFromIt) {
   EXPECT_TRUE(test::near_vec(hit->normal, {-0.8, 0.6, 0}, 1e-15));
 }
 
+// The box is swept by where the path enters the box grown by r: in front of one face that is
+// the hit; beyond two or three faces' planes only the rounding of an edge or a corner can be.
+// Hand-derived cases for each region, and the one the grown box alone gets wrong.
+TEST(SweptSphere, ABoxIsMetAtAFaceAnEdgeOrACornerAsTheRegionOfEntrySays) {
+  const Vec3 half{1, 1, 1};
+  // A point (r = 0) along x meets the face x = -1 halfway.
+  auto hit = sweep_sphere_centred_box({-3, 0.2, 0.3}, 0.0, {4, 0, 0}, half);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->t, 0.5);
+  EXPECT_TRUE(test::near_vec(hit->point, {-1, 0.2, 0.3}, 1e-15));
+  EXPECT_TRUE(test::near_vec(hit->normal, {-1, 0, 0}, 0.0));
+  // A sphere of radius 0.5 along z at x = y = 1.4 runs through the grown box (|x|, |y| <= 1.5)
+  // but stays sqrt(0.32) = 0.566 from the edge x = y = 1: no hit.
+  EXPECT_FALSE(sweep_sphere_centred_box({1.4, 1.4, -5}, 0.5, {0, 0, 10}, half));
+  // At x = y = 1.3 it is 0.424 from that edge; it enters the grown box beyond three faces and
+  // first touches the corner (1, 1, -1): 0.18 + (z + 1)^2 = 0.25, z = -1 - sqrt(0.07).
+  hit = sweep_sphere_centred_box({1.3, 1.3, -5}, 0.5, {0, 0, 10}, half);
+  ASSERT_TRUE(hit);
+  const double z = -1.0 - std::sqrt(0.07);
+  EXPECT_NEAR(hit->t, (z + 5.0) / 10.0, 1e-15);
+  EXPECT_TRUE(test::near_vec(hit->point, {1, 1, -1}, 1e-15));
+  EXPECT_TRUE(test::near_vec(hit->normal, Vec3{0.3, 0.3, z + 1.0} / 0.5, 1e-14));
+  // Along x at y = 1.3, z = 0: enters beyond two faces (x = -1, y = 1) and meets the edge's
+  // cylinder where (x + 1)^2 + 0.09 = 0.25, x = -1.4.
+  hit = sweep_sphere_centred_box({-3, 1.3, 0}, 0.5, {4, 0, 0}, half);
+  ASSERT_TRUE(hit);
+  EXPECT_NEAR(hit->t, 0.4, 1e-15);
+  EXPECT_TRUE(test::near_vec(hit->point, {-1, 1, 0}, 1e-15));
+  EXPECT_TRUE(test::near_vec(hit->normal, {-0.8, 0.6, 0}, 1e-14));
+}
+
 } // namespace
 } // namespace odemocap::detail
