@@ -19,9 +19,9 @@ namespace odemocap {
 /// Settings of a SweepGuard; every field has a default, the constructor validates them.
 struct SweepSettings {
   /// Largest distance (m, > 0) between the path a point of a swept geom follows and its true
-  /// path: a turning body's step is cut into sub-steps until every point's chords are this close
-  /// to its arc, and a capsule is swept as spheres along its axis spaced so that they cover it
-  /// to this.
+  /// path: a step is cut into sub-steps until every point's chords, in the frame of the target
+  /// it is swept against (which may turn), are this close to its path there, and a capsule is
+  /// swept as spheres along its axis spaced so that they cover it to this.
   double tolerance = 0.002;
   /// Most sub-steps per step (>= 1); a step that needs more is swept with this many, and
   /// counted (SweepStats::sub_step_limit).
