@@ -161,8 +161,12 @@ bool describe_target(dGeomID geom, double h, Target& t) {
 
 /// A sphere moving from c by d against the target, all in the target's own frame.
 std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, const Vec3& d) {
-  // Most sphere paths pass the target by: its bounding sphere rules them out cheaply.
-  if (t.kind != dSphereClass && !detail::sweep_sphere_sphere(c, r, d, {}, t.bound)) {
+  // Most sphere paths pass the target by: its bounding sphere rules them out cheaply, by the
+  // path's closest approach to the origin.
+  const double dd = dot(d, d);
+  const double s = dd > 0.0 ? std::clamp(-dot(c, d) / dd, 0.0, 1.0) : 0.0;
+  const Vec3 closest = c + s * d;
+  if (dot(closest, closest) > (t.bound + r) * (t.bound + r)) {
     return std::nullopt;
   }
   switch (t.kind) {
