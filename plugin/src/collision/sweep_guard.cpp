@@ -878,10 +878,11 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     FirstTouch first;
     std::size_t first_ball = 0;
     // Sub-steps k0..k1 at once first: the chords from instant k0 to k1 stray from the
-    // sub-steps' chords by no more than from the path, chord_error of their span, so the geom
-    // as one sphere grown by that and swept along them touches no later than any sphere in any
-    // of those sub-steps. A miss passes them all over; otherwise the earlier half first, down
-    // to single sub-steps, each swept as before (first_touch). Most pairs end at the top.
+    // sub-steps' chords (which join points of the path) by no more than from the path,
+    // chord_error of their span, so the geom as one sphere grown by that and swept along them
+    // touches no later than any sphere in any of those sub-steps. A miss passes them all over;
+    // otherwise the earlier half first, down to single sub-steps, each swept as before
+    // (first_touch). A pair that passes wide ends at the top.
     const auto first_in = [&](const auto& self, int k0, int k1) -> bool {
       if (k1 - k0 > 1) {
         const SegmentPath path = path_between(g, k0, k1);
