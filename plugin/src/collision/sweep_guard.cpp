@@ -178,6 +178,28 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
   }
 }
 
+/// A time no later than a sphere's path first touches the target (in the target's frame),
+/// cheaply: for a box or a capsule where the path enters the box that holds the shape grown by
+/// r; for a sphere the touch itself. Empty when it never does.
+std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r,
+                                          const Vec3& d) {
+  switch (t.kind) {
+  case dSphereClass: {
+    const auto hit = detail::sweep_sphere_sphere(c, r, d, {}, t.radius);
+    return hit ? std::optional<double>(hit->t) : std::nullopt;
+  }
+  case dCapsuleClass: {
+    const double across = t.radius + r;
+    const auto entry = detail::enter_box(c, d, {across, across, t.half_length + across});
+    return entry ? std::optional<double>(entry->t) : std::nullopt;
+  }
+  default: {
+    const auto entry = detail::enter_box(c, d, t.half + Vec3{r, r, r});
+    return entry ? std::optional<double>(entry->t) : std::nullopt;
+  }
+  }
+}
+
 /// A geom's sphere centres over one sub-step, in the target's frame: sphere i lies at fraction
 /// u_i of a segment whose ends move on straight lines, so its centre moves from
 /// front0 + u_i axis0 to front1 + u_i axis1; `stretch` is the longer of the two axes.
@@ -200,21 +222,25 @@ struct BallHit {
 /// The first touch of spheres lo..hi of `g` on its path against the target, if earlier than
 /// `best`. The spheres are first swept together, as one sphere about the path of their middle
 /// (fraction u_m) grown by the farthest any of them lies from it throughout, |u - u_m| times
-/// the stretch: it touches no later than any sphere it holds, so a group that misses, or touches
-/// no earlier than the best hit so far, is passed over, and otherwise its halves are tried, the
-/// front half first (among equal times the frontmost sphere wins, as when swept one by one).
+/// the stretch, against the target's holding box (touch_no_later_than): that touches no later
+/// than any sphere it holds touches the target, so a group that misses, or touches no earlier
+/// than the best hit so far, is passed over, and otherwise its halves are tried, the front half
+/// first (among equal times the frontmost sphere wins, as when swept one by one).
 void first_touch(const Target& t, const Swept& g, const SegmentPath& path, std::size_t lo,
                  std::size_t hi, std::optional<BallHit>& best) {
   const double u = 0.5 * (g.fraction(lo) + g.fraction(hi));
   const double spread = 0.5 * (g.fraction(hi) - g.fraction(lo)) * path.stretch;
   const Vec3 c0 = path.front0 + u * path.axis0;
   const Vec3 c1 = path.front1 + u * path.axis1;
-  const auto hit = sweep(t, c0, g.radius + spread, c1 - c0);
-  if (!hit || (best && hit->t >= best->hit.t)) {
+  if (lo == hi) {
+    const auto hit = sweep(t, c0, g.radius, c1 - c0);
+    if (hit && (!best || hit->t < best->hit.t)) {
+      best = BallHit{lo, *hit, c0, c1};
+    }
     return;
   }
-  if (lo == hi) {
-    best = BallHit{lo, *hit, c0, c1};
+  const auto no_later = touch_no_later_than(t, c0, g.radius + spread, c1 - c0);
+  if (!no_later || (best && *no_later >= best->hit.t)) {
     return;
   }
   const std::size_t mid = lo + (hi - lo) / 2;
@@ -890,7 +916,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
         const Vec3 middle1 = path.front1 + 0.5 * path.axis1;
         const double grown =
             g.radius + 0.5 * path.stretch + chord_error(static_cast<double>(k1 - k0) / k_steps);
-        if (!sweep(target, middle0, grown, middle1 - middle0)) {
+        if (!touch_no_later_than(target, middle0, grown, middle1 - middle0)) {
           return false;
         }
         const int mid = k0 + (k1 - k0) / 2;

@@ -156,6 +156,33 @@ std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec
   return sweep_sphere_polygon(c, r, d, v, 3);
 }
 
+std::optional<BoxEntry> enter_box(const Vec3& c, const Vec3& d, const Vec3& half) {
+  const double h[3] = {half.x, half.y, half.z};
+  const double c0[3] = {c.x, c.y, c.z};
+  const double step[3] = {d.x, d.y, d.z};
+  BoxEntry entry;
+  double leave = 1.0;
+  for (int i = 0; i < 3; ++i) {
+    if (step[i] == 0.0) {
+      if (c0[i] < -h[i] || c0[i] > h[i]) {
+        return std::nullopt;
+      }
+      continue;
+    }
+    const double t0 = (-h[i] - c0[i]) / step[i];
+    const double t1 = (h[i] - c0[i]) / step[i];
+    if (std::min(t0, t1) > entry.t) {
+      entry.t = std::min(t0, t1);
+      entry.axis = i;
+    }
+    leave = std::min(leave, std::max(t0, t1));
+    if (entry.t > leave) {
+      return std::nullopt;
+    }
+  }
+  return entry;
+}
+
 std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& lc, double r, const Vec3& ld,
                                                  const Vec3& half) {
   if (distance_to_box(lc, half) <= r) {
@@ -169,30 +196,12 @@ std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& lc, double r, const
   const double c1[3] = {lc.x + ld.x, lc.y + ld.y, lc.z + ld.z};
   // The path against the box grown by r on every side, which holds the rounded box (the box's
   // Minkowski sum with the sphere): most paths miss it, and then they miss the box.
-  double enter = 0.0;
-  double leave = 1.0;
-  int entered = -1; // the axis of the grown box's face the path enters through
-  for (int i = 0; i < 3; ++i) {
-    const double step = c1[i] - c0[i];
-    const double lo = -h[i] - r;
-    const double hi = h[i] + r;
-    if (step == 0.0) {
-      if (c0[i] < lo || c0[i] > hi) {
-        return std::nullopt;
-      }
-      continue;
-    }
-    const double t0 = (lo - c0[i]) / step;
-    const double t1 = (hi - c0[i]) / step;
-    if (std::min(t0, t1) > enter) {
-      enter = std::min(t0, t1);
-      entered = i;
-    }
-    leave = std::min(leave, std::max(t0, t1));
-    if (enter > leave) {
-      return std::nullopt;
-    }
+  const std::optional<BoxEntry> entry_of_grown = enter_box(lc, ld, half + Vec3{r, r, r});
+  if (!entry_of_grown) {
+    return std::nullopt;
   }
+  const double enter = entry_of_grown->t;
+  const int entered = entry_of_grown->axis;
   // Where the path enters the grown box says what it meets first (the box's Voronoi regions,
   // as in Ericson's Real-Time Collision Detection, 5.5.7). In front of one face only, the
   // grown box's surface is the rounded box's: a hit there and then. Beyond two faces' planes

@@ -42,6 +42,15 @@ std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3
                                              const Vec3* vertices, int n);
 std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec3& d,
                                               const Vec3& p0, const Vec3& p1, const Vec3& p2);
+/// Where a point moving from c to c + d (t in [0, 1]) enters a box of half extents `half`
+/// centred at the origin, its edges along the axes (slabs): t 0 and axis -1 when it starts
+/// inside; empty when it misses.
+struct BoxEntry {
+  double t = 0.0;
+  int axis = -1; ///< the axis of the face it enters through
+};
+std::optional<BoxEntry> enter_box(const Vec3& c, const Vec3& d, const Vec3& half);
+
 /// A box of half extents `half` (m) centred at the origin, its edges along the axes.
 std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& c, double r, const Vec3& d,
                                                  const Vec3& half);
