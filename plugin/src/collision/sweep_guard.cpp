@@ -181,8 +181,7 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
 /// A time no later than a sphere's path first touches the target (in the target's frame),
 /// cheaply: for a box or a capsule where the path enters the box that holds the shape grown by
 /// r; for a sphere the touch itself. Empty when it never does.
-std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r,
-                                          const Vec3& d) {
+std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r, const Vec3& d) {
   switch (t.kind) {
   case dSphereClass: {
     const auto hit = detail::sweep_sphere_sphere(c, r, d, {}, t.radius);
