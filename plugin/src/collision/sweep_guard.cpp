@@ -72,18 +72,11 @@ Vec3 step_spin(dBodyID body, double h) {
   return w * (2.0 * std::atan(0.5 * rate * h) / (rate * h));
 }
 
-constexpr double k_pi = 3.14159265358979323846;
-
-/// The sagitta of an arc of radius r through `turn` radians: how far the arc strays from its
-/// chord, both at constant speed (2 r past a half turn, where the bound stops growing).
-double sagitta(double r, double turn) {
-  return turn >= k_pi ? 2.0 * r : r * (1.0 - std::cos(0.5 * turn));
-}
-
 /// How far the chords of a swept point's path in the target's frame stray from that path over
 /// a fraction tau of the step (both at constant speed, compared at the same instant).
 /// - In the world the point, at most `reach` from its body's origin, which turns by
-///   `body_turn` in the step, strays from its chords by the sagitta of its arc.
+///   `body_turn` in the step, strays from its chords by the sagitta of its arc,
+///   r (1 - cos(turn / 2)) <= r turn^2 / 8.
 /// - The target's frame turns by `target_turn` in the step about the target's origin; a chord
 ///   there from y0 to y1 = y0 + d becomes R(t) ((1 - t) y0 + t y1) against the chord
 ///   (1 - t) y0 + t R(1) y1 of its ends. They differ by (R(t) - (1 - t) I - t R(1)) y0, the
@@ -91,7 +84,9 @@ double sagitta(double r, double turn) {
 ///   at most min(turn / 4, 2) |d|: first order in the turn for a point moving through the
 ///   frame, which y0's sagitta alone (second order) misses.
 /// |y0| is at most `distance` (origin to origin, plus the reach and the relative motion over
-/// the step); |d| at most the relative motion `travel` tau plus the chord of the body's turn.
+/// the step); |d| at most the relative motion `travel` tau plus the chord of the body's turn,
+/// 2 r sin(turn / 2) <= r min(turn, 2). Polynomial bounds throughout: this is evaluated for
+/// every span of sub-steps tried, and a sagitta bound never exceeds 2 r.
 struct ChordError {
   double distance;
   double reach;
@@ -102,9 +97,12 @@ struct ChordError {
   double operator()(double tau) const {
     const double body = body_turn * tau;
     const double frame = target_turn * tau;
-    const double d = travel * tau + 2.0 * reach * std::sin(0.5 * std::min(body, k_pi));
+    const double d = travel * tau + reach * std::min(body, 2.0);
     return sagitta(reach, body) + sagitta(distance, frame) + std::min(0.25 * frame, 2.0) * d;
   }
+
+private:
+  static double sagitta(double r, double turn) { return r * std::min(0.125 * turn * turn, 2.0); }
 };
 
 /// A geom the guard sweeps against: its shape in its own frame, its pose and motion now
