@@ -13,7 +13,11 @@
 // - convex polygon (triangle, box face): its plane pushed out by r along the normal facing the
 //   centre, hit inside the polygon, else the polygon's edges as capsules of radius r (their
 //   ends are the vertices); again the earliest candidate;
-// - box: its six faces as rectangles.
+// - box: where the ray enters the box grown by r (slabs) says what the rounded box is there: in
+//   front of one face only, that face pushed out by r (the hit is the entry); beyond two
+//   faces' planes, the cylinder about their common edge; beyond three, the sphere about their
+//   corner, hit if at all through one of the three edges meeting there (as capsules). A ray
+//   that misses that rounding misses the rounded box.
 // The distance from a point moving on a line to a convex shape is a convex function of t, which
 // is how the tests check these against an independent minimisation.
 //
