@@ -118,24 +118,21 @@ struct Target {
   double bound = 0.0;       ///< radius of a sphere about the origin holding the shape
 };
 
-bool describe_target(dGeomID geom, double h, Target& t) {
+/// What the first cull needs of a target: its shape, and where its origin is and goes. False
+/// for a class the guard cannot sweep against.
+bool locate_target(dGeomID geom, Target& t) {
   t.kind = dGeomGetClass(geom);
-  t.pose = {vec3_from_ode(dGeomGetPosition(geom)), Quat{}};
-  dQuaternion q;
-  dGeomGetQuaternion(geom, q);
-  t.pose.q = quat_from_ode(q);
+  t.pose.p = vec3_from_ode(dGeomGetPosition(geom));
   const dBodyID body = dGeomGetBody(geom);
   if (body != nullptr) {
     dVector3 v;
     dBodyGetPointVel(body, t.pose.p.x, t.pose.p.y, t.pose.p.z, v);
     t.velocity = vec3_from_ode(v);
-    t.spin = step_spin(body, h);
   }
   switch (t.kind) {
   case dSphereClass:
     t.radius = dGeomSphereGetRadius(geom);
     t.bound = t.radius;
-    t.spin = {}; // the same shape in any frame moving with its centre: no need to turn
     return true;
   case dCapsuleClass: {
     dReal r = 0;
@@ -155,6 +152,25 @@ bool describe_target(dGeomID geom, double h, Target& t) {
   }
   default: return false;
   }
+}
+
+/// The rest, for a target that passed the cull: its orientation and the spin of the frame the
+/// sweep runs in.
+void orient_target(dGeomID geom, double h, Target& t) {
+  dQuaternion q;
+  dGeomGetQuaternion(geom, q);
+  t.pose.q = quat_from_ode(q);
+  const dBodyID body = dGeomGetBody(geom);
+  // A sphere is the same shape in any frame moving with its centre: that frame need not turn.
+  t.spin = body != nullptr && t.kind != dSphereClass ? step_spin(body, h) : Vec3{};
+}
+
+bool describe_target(dGeomID geom, double h, Target& t) {
+  if (!locate_target(geom, t)) {
+    return false;
+  }
+  orient_target(geom, h, t);
+  return true;
 }
 
 /// A sphere moving from c by d against the target, all in the target's own frame.
@@ -823,7 +839,7 @@ void SweepGuard::sweep_into_static(double h) {
 void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   Scratch& x = *scratch_;
   Target target;
-  if (!describe_target(other, h, target)) {
+  if (!locate_target(other, target)) {
     ++stats_.unsupported;
     return;
   }
@@ -842,6 +858,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
       return;
     }
   }
+  orient_target(other, h, target);
   const Vec3 w = step_spin(body, h);
   // The sweep runs in the target's own frame, which moves and turns with it meanwhile: a
   // spinning plate's rim comes round to meet the sphere. In that frame a swept point's path is
