@@ -704,8 +704,8 @@ int SweepGuard::sub_steps(const std::function<double(double)>& error) {
   // span, about as its square for small turns: start from that estimate and step to the answer.
   const auto enough = [&](int k) { return error(1.0 / k) <= settings_.tolerance; };
   const double whole = error(1.0);
-  if (whole <= settings_.tolerance) {
-    return 1;
+  if (whole <= settings_.tolerance || !std::isfinite(whole)) {
+    return 1; // within the tolerance, or a motion that is not finite: nothing to cut
   }
   const int most = settings_.max_sub_steps;
   const double estimate = std::ceil(std::sqrt(whole / settings_.tolerance));

@@ -567,6 +567,26 @@ TEST(SweepGuardRandomScenes, AnySpinningCapsulePastAnySpinningTargetIsSeenAsTheT
   EXPECT_GT(one_chord_wrong, 0);
 }
 
+/// A body whose velocities are not finite (set by a program, not by the driver, which
+/// teleports instead) next to a spinning box and a ball: the guard adds nothing (and takes one
+/// sub-step for such a motion rather than converting a NaN count to an integer).
+TEST(SweepGuardRandomScenes, ABodyWithVelocitiesNotFiniteIsSweptToNothing) {
+  for (const double bad : {std::nan(""), static_cast<double>(INFINITY)}) {
+    SweepScene scene;
+    dBodyID box = scene.dynamic(dCreateBox(scene.space, 0.2, 0.2, 0.02), 1.0);
+    set_pose(box, {0.1, 0, 0}, Quat{});
+    set_velocity(box, {}, {0, 0, 100});
+    dBodyID ball = scene.dynamic(dCreateSphere(scene.space, 0.05), 1.0);
+    set_pose(ball, {-0.1, 0, 0}, Quat{});
+    dBodyID hand = scene.kinematic(dCreateCapsule(scene.space, 0.03, 0.3));
+    set_pose(hand, {0, 0.2, 0}, Quat{});
+    set_velocity(hand, {bad, -30, 0}, {0, bad, 0});
+    SweepGuard guard(scene.world, scene.space, scene.contacts);
+    guard.guard(hand);
+    EXPECT_EQ(guard.collide(k_h), 0) << bad;
+  }
+}
+
 // ---- Glancing hits without restitution ------------------------------------------------------
 
 /// A guarded 4 cm hand at 20-60 m/s passes a free 3 cm ball at rest, off its centre line by a
