@@ -2,8 +2,9 @@
 #include <odemocap/plugin_error.hpp>
 #include <odemocap/sweep_guard.hpp>
 
-#include "describe.hpp"
+#include "collision/chord_error.hpp"
 #include "collision/swept_sphere.hpp"
+#include "describe.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,39 +72,6 @@ Vec3 step_spin(dBodyID body, double h) {
   }
   return w * (2.0 * std::atan(0.5 * rate * h) / (rate * h));
 }
-
-/// How far the chords of a swept point's path in the target's frame stray from that path over
-/// a fraction tau of the step (both at constant speed, compared at the same instant).
-/// - In the world the point, at most `reach` from its body's origin, which turns by
-///   `body_turn` in the step, strays from its chords by the sagitta of its arc,
-///   r (1 - cos(turn / 2)) <= r turn^2 / 8.
-/// - The target's frame turns by `target_turn` in the step about the target's origin; a chord
-///   there from y0 to y1 = y0 + d becomes R(t) ((1 - t) y0 + t y1) against the chord
-///   (1 - t) y0 + t R(1) y1 of its ends. They differ by (R(t) - (1 - t) I - t R(1)) y0, the
-///   sagitta of y0's arc, plus t (R(t) - R(1)) d, at most 2 t sin(turn (1 - t) / 2) |d|, so
-///   at most min(turn / 4, 2) |d|: first order in the turn for a point moving through the
-///   frame, which y0's sagitta alone (second order) misses.
-/// |y0| is at most `distance` (origin to origin, plus the reach and the relative motion over
-/// the step); |d| at most the relative motion `travel` tau plus the chord of the body's turn,
-/// 2 r sin(turn / 2) <= r min(turn, 2). Polynomial bounds throughout: this is evaluated for
-/// every span of sub-steps tried, and a sagitta bound never exceeds 2 r.
-struct ChordError {
-  double distance;
-  double reach;
-  double body_turn;
-  double target_turn;
-  double travel;
-
-  double operator()(double tau) const {
-    const double body = body_turn * tau;
-    const double frame = target_turn * tau;
-    const double d = travel * tau + reach * std::min(body, 2.0);
-    return sagitta(reach, body) + sagitta(distance, frame) + std::min(0.25 * frame, 2.0) * d;
-  }
-
-private:
-  static double sagitta(double r, double turn) { return r * std::min(0.125 * turn * turn, 2.0); }
-};
 
 /// A geom the guard sweeps against: its shape in its own frame, its pose and motion now
 /// (world; zero motion for a static geom).
@@ -766,7 +734,7 @@ bool SweepGuard::prepare(dBodyID body, double h) {
     ++stats_.slow;
     return false;
   }
-  const int k_steps = sub_steps(ChordError{0.0, reach, norm(w) * h, 0.0, 0.0});
+  const int k_steps = sub_steps(detail::ChordError{0.0, reach, norm(w) * h, 0.0, 0.0});
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   x.k_steps = k_steps;
   x.poses.resize(static_cast<std::size_t>(k_steps) + 1);
@@ -865,7 +833,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   // curved, and it is swept along chords; over a fraction tau of the step they stray from it by
   // at most chord_error(tau) (see there), and the step is cut into as many sub-steps as keep
   // that within the tolerance.
-  const ChordError chord_error{
+  const detail::ChordError chord_error{
       norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h, x.reach, norm(w) * h,
       norm(target.spin) * h, norm(v - target.velocity) * h};
   const int k_steps = std::max(x.k_steps, sub_steps(chord_error));
