@@ -15,6 +15,9 @@
 #include <vector>
 
 namespace odemocap {
+namespace detail {
+struct ChordError;
+} // namespace detail
 
 /// Settings of a SweepGuard; every field has a default, the constructor validates them.
 struct SweepSettings {
@@ -125,7 +128,7 @@ private:
   struct Scratch;
   /// The fewest sub-steps (at most max_sub_steps) over which error(fraction of the step)
   /// keeps within the tolerance.
-  int sub_steps(const std::function<double(double)>& error);
+  int sub_steps(const detail::ChordError& error);
   /// Gathers this step's dynamic geoms and their boxes over the step, once per step.
   void gather_dynamic(double h);
   bool prepare(dBodyID body, double h);

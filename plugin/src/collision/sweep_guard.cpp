@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <functional>
 #include <optional>
 
 namespace odemocap {
@@ -667,7 +666,7 @@ int SweepGuard::collide(double h) {
   return added_;
 }
 
-int SweepGuard::sub_steps(const std::function<double(double)>& error) {
+int SweepGuard::sub_steps(const detail::ChordError& error) {
   // The fewest sub-steps whose chords keep within the tolerance. The error shrinks with the
   // span, about as its square for small turns: start from that estimate and step to the answer.
   const auto enough = [&](int k) { return error(1.0 / k) <= settings_.tolerance; };
@@ -833,9 +832,10 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   // curved, and it is swept along chords; over a fraction tau of the step they stray from it by
   // at most chord_error(tau) (see there), and the step is cut into as many sub-steps as keep
   // that within the tolerance.
-  const detail::ChordError chord_error{
-      norm(start.p - target.pose.p) + x.reach + norm(v - target.velocity) * h, x.reach, norm(w) * h,
-      norm(target.spin) * h, norm(v - target.velocity) * h};
+  const double relative_travel = norm(v - target.velocity) * h; // over the step
+  const detail::ChordError chord_error{norm(start.p - target.pose.p) + x.reach + relative_travel,
+                                       x.reach, norm(w) * h, norm(target.spin) * h,
+                                       relative_travel};
   const int k_steps = std::max(x.k_steps, sub_steps(chord_error));
   stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
   // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept

@@ -276,6 +276,30 @@ TEST(SweepGuardRandomScenes, AStickMovingAndSpinningHitsEveryBallItsPathOverlaps
 
 // ---- A ball past a spinning plate: what the guard sees against the true path -----------------
 
+/// The distance from a point to a target shape in the target's own frame.
+struct Shape {
+  int kind = dSphereClass;
+  double radius = 0.0;      // sphere, capsule
+  double half_length = 0.0; // capsule: along local z
+  Vec3 half;                // box
+};
+
+double shape_distance(const Shape& shape, const Vec3& p) {
+  switch (shape.kind) {
+  case dSphereClass: return std::max(0.0, norm(p) - shape.radius);
+  case dCapsuleClass: {
+    const double z = std::clamp(p.z, -shape.half_length, shape.half_length);
+    return std::max(0.0, norm(p - Vec3{0, 0, z}) - shape.radius);
+  }
+  default: {
+    const Vec3 out{std::fmax(std::fabs(p.x) - shape.half.x, 0.0),
+                   std::fmax(std::fabs(p.y) - shape.half.y, 0.0),
+                   std::fmax(std::fabs(p.z) - shape.half.z, 0.0)};
+    return norm(out);
+  }
+  }
+}
+
 const double k_tolerance = SweepSettings{}.tolerance;
 
 struct SpinCase {
@@ -296,10 +320,7 @@ Vec3 in_plate(const SpinCase& c, double s) {
 }
 
 double plate_distance(const Vec3& local) {
-  const Vec3 out{std::fmax(std::fabs(local.x) - k_spin_plate_half.x, 0.0),
-                 std::fmax(std::fabs(local.y) - k_spin_plate_half.y, 0.0),
-                 std::fmax(std::fabs(local.z) - k_spin_plate_half.z, 0.0)};
-  return norm(out);
+  return shape_distance({dBoxClass, 0.0, 0.0, k_spin_plate_half}, local);
 }
 
 /// The least distance from the ball's surface to the plate over the step along a path given as
@@ -399,30 +420,6 @@ TEST(SweepGuardRandomScenes, ABallPastASpinningPlateIsSeenAsItsTruePathSays) {
 }
 
 // ---- Any swept capsule against any spinning target: the guard's call against the true paths -----
-
-/// The distance from a point to a target shape in the target's own frame.
-struct Shape {
-  int kind = dSphereClass;
-  double radius = 0.0;      // sphere, capsule
-  double half_length = 0.0; // capsule: along local z
-  Vec3 half;                // box
-};
-
-double shape_distance(const Shape& shape, const Vec3& p) {
-  switch (shape.kind) {
-  case dSphereClass: return std::max(0.0, norm(p) - shape.radius);
-  case dCapsuleClass: {
-    const double z = std::clamp(p.z, -shape.half_length, shape.half_length);
-    return std::max(0.0, norm(p - Vec3{0, 0, z}) - shape.radius);
-  }
-  default: {
-    const Vec3 out{std::fmax(std::fabs(p.x) - shape.half.x, 0.0),
-                   std::fmax(std::fabs(p.y) - shape.half.y, 0.0),
-                   std::fmax(std::fabs(p.z) - shape.half.z, 0.0)};
-    return norm(out);
-  }
-  }
-}
 
 struct AnyCase {
   // The swept body: kinematic, a capsule at an offset from its origin.
