@@ -2,6 +2,8 @@
 // scanner) against std::from_chars, the correctly rounded reader it stands in for.
 #include "formats/text_scanner.hpp"
 
+#include <odemocap/load.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace odemocap::detail {
 namespace {
@@ -176,6 +179,111 @@ TEST(ShortDecimal, TheScannerReadsNumbersWithAnExponentAfterTheFastPathRefusesTh
   EXPECT_EQ(scanner.number("c"), 250.0);
   EXPECT_EQ(scanner.number("d"), 7.125);
   EXPECT_TRUE(scanner.at_line_end());
+}
+
+/// A row of a motion section as a reader would take it: the words between spaces, tabs and
+/// carriage returns up to the newline, each read whole by from_chars.
+struct ExpectedRow {
+  std::vector<double> values;
+  std::size_t end = 0;    ///< offset the cursor must reach
+  std::size_t bad = 0;    ///< index of the first word that is not a number, or the count asked for
+  std::size_t bad_at = 0; ///< its offset
+};
+
+ExpectedRow expected_row(const std::string& text, std::size_t from, std::size_t count) {
+  ExpectedRow row;
+  std::size_t i = from;
+  const auto space = [&](std::size_t k) {
+    return text[k] == ' ' || text[k] == '\t' || text[k] == '\r';
+  };
+  row.bad = count;
+  for (std::size_t n = 0; n < count; ++n) {
+    while (i < text.size() && space(i)) {
+      ++i;
+    }
+    if (i == text.size() || text[i] == '\n') {
+      row.end = i;
+      return row;
+    }
+    const std::size_t start = i;
+    while (i < text.size() && !space(i) && text[i] != '\n') {
+      ++i;
+    }
+    double value = 0.0;
+    const auto read = std::from_chars(text.data() + start, text.data() + i, value);
+    if (row.bad == count && (read.ec != std::errc() || read.ptr != text.data() + i)) {
+      row.bad = n;
+      row.bad_at = start;
+    }
+    row.values.push_back(value);
+  }
+  row.end = i;
+  return row;
+}
+
+TEST(TextScanner, NumbersOnLineReadEveryRowAsWordByWordFromChars) {
+  // Rows of random numbers (short and long, with exponents), separated by runs of spaces,
+  // tabs and carriage returns, longer and shorter than the 64-byte blocks, asked for fewer,
+  // as many or more numbers than they hold, the last row with or without its newline; a few
+  // with a word that is not a number. Truth: the words split by the loop above and read whole
+  // by from_chars.
+  std::mt19937_64 random(1125);
+  std::uniform_int_distribution<int> words(0, 40), gap(1, 3), kind(0, 9), separator(0, 5);
+  const char separators[] = {' ', ' ', ' ', '\t', '\r', ' '};
+  int rows = 0, refused = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::string text;
+    std::vector<std::size_t> counts;
+    const int row_count = 1 + n % 4;
+    for (int r = 0; r < row_count; ++r) {
+      const int w = words(random);
+      for (int k = 0; k < gap(random) - 1; ++k) {
+        text += separators[separator(random)];
+      }
+      for (int k = 0; k < w; ++k) {
+        const int shape = kind(random);
+        text += shape == 0 ? random_decimal(random, 20) + "e-" + std::to_string(k % 30)
+                : shape == 1 && n % 50 == 0 ? std::string("1.5x")
+                                            : random_decimal(random, 7);
+        for (int g = gap(random); g > 0; --g) {
+          text += separators[separator(random)];
+        }
+      }
+      if (r + 1 < row_count || n % 3 != 0) {
+        text += '\n';
+      }
+      counts.push_back(static_cast<std::size_t>(std::max(0, w - 3 + static_cast<int>(n % 7))));
+    }
+    TextScanner scanner(text, "rows.bvh");
+    for (int r = 0; r < row_count; ++r) {
+      const std::size_t count = counts[static_cast<std::size_t>(r)];
+      const ExpectedRow expected = expected_row(text, scanner.offset(), count);
+      std::vector<double> values(count, -7.0);
+      const std::size_t line = scanner.line();
+      if (expected.bad < count) {
+        try {
+          scanner.numbers_on_line(values.data(), count, "a channel");
+          FAIL() << "no error for " << text;
+        } catch (const LoadError& e) {
+          ++refused;
+          const std::size_t line_start = text.rfind('\n', expected.bad_at - 1) + 1;
+          EXPECT_EQ(e.line(), line);
+          EXPECT_EQ(e.column(), expected.bad_at - (expected.bad_at == 0 ? 0 : line_start) + 1);
+        }
+        break;
+      }
+      ASSERT_EQ(scanner.numbers_on_line(values.data(), count, "a channel"), expected.values.size())
+          << text;
+      for (std::size_t k = 0; k < expected.values.size(); ++k) {
+        ASSERT_TRUE(same_bits(values[k], expected.values[k])) << text << " word " << k;
+      }
+      ASSERT_EQ(scanner.offset(), expected.end) << text;
+      ++rows;
+      scanner.next_line();
+    }
+  }
+  EXPECT_GT(rows, 5000);
+  EXPECT_GT(refused, 10);
 }
 
 } // namespace
