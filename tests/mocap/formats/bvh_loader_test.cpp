@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -326,6 +327,91 @@ TEST(BvhLoader, AFrameTimeThatIsNotARoundedWholeRateKeepsItsOwnRate) {
   std::string exact = bvh;
   exact.replace(exact.find("0.00837\n"), 7, "0.01");
   EXPECT_EQ(parse_bvh(exact, "t.bvh").info().frame_rate, 100.0);
+}
+
+TEST(BvhLoader, FilesFromOtherExportersMatchForwardKinematicsDoneElsewhere) {
+  // Two files that are not CMU's (tests/data/bvh-python, from bvh-python's tests): a Mixamo
+  // export (ZYX rotations, "mixamorig:" names, 55 joints, tabs in the offsets) and a MocapBank
+  // export (ZXY, 19 joints, a tab after "Frames:", a space ending every row). Truth: world
+  // positions (cm) and the image of the y axis of three joints in the first and the last
+  // frame, computed from the files' text by a short Python program with rotation matrices
+  // (its listing and output are in PROVENANCE.md), not by odemocap.
+  struct Expected {
+    const char* joint;
+    std::size_t frame;
+    Vec3 position_cm;
+    Vec3 y_axis;
+  };
+  struct File {
+    const char* name;
+    std::size_t tracks;
+    std::size_t frames;
+    std::vector<Expected> expected;
+  };
+  const std::vector<File> files = {
+      {"test_freebvh.bvh",
+       55,
+       69,
+       {{"mixamorig:Hips",
+         0,
+         {-0.2399, 98.2948, -0.5224},
+         {-0.0818354886, 0.9837651593, -0.1597155729}},
+        {"mixamorig:LeftHand",
+         0,
+         {26.4578704472, 88.6909066838, -2.2754928478},
+         {0.9664704113, 0.2357286637, 0.1018181772}},
+        {"mixamorig:RightToeBase",
+         0,
+         {-4.1553954145, 0.0000055502, 11.3596248052},
+         {-0.0015260307, 0.9998457281, -0.0174983201}},
+        {"mixamorig:LeftHand",
+         68,
+         {-26.4592108973, 88.6909080176, 2.2611068789},
+         {-0.9664137887, 0.2357307292, -0.1023494622}},
+        {"mixamorig:RightToeBase",
+         68,
+         {4.1617936798, 0.0000351387, -11.3571743244},
+         {0.0015144561, 0.9998457928, 0.0174956276}}}},
+      {"test_mocapbank.bvh",
+       19,
+       455,
+       {{"Hips", 0, {-44.0003, 93.5663, 229.0256}, {0.1301794680, 0.9286269472, -0.3474266815}},
+        {"LeftWrist",
+         0,
+         {-38.2663459114, 93.6862196314, 248.7089679480},
+         {0.5273236735, 0.8364966438, -0.1490070744}},
+        {"RightAnkle",
+         0,
+         {-45.4859635997, 10.7140385226, 228.5937648588},
+         {-0.0127060008, 0.9999035220, 0.0056128593}},
+        {"LeftWrist",
+         454,
+         {-40.0855733707, 93.5481038417, 249.2558888889},
+         {0.6392447671, 0.7441093558, -0.1940808963}},
+        {"RightAnkle",
+         454,
+         {-49.6301059238, 10.7091398470, 231.5790906883},
+         {-0.0115103070, 0.9999022010, 0.0079436248}}}},
+  };
+  for (const File& file : files) {
+    SCOPED_TRACE(file.name);
+    LoadOptions options;
+    options.to_metres = true;
+    const Capture capture =
+        load_capture(test::test_data(std::string("bvh-python/") + file.name), options);
+    ASSERT_EQ(capture.tracks().size(), file.tracks);
+    EXPECT_EQ(capture.tracks().front().size(), file.frames);
+    EXPECT_EQ(capture.info().frame_rate, 30.0); // 0.0333333 and 0.033333 s written
+    // Neither file says its unit: centimetres, from a person's size; Y up, as BVH says.
+    EXPECT_EQ(capture.info().length_unit, "cm");
+    EXPECT_EQ(capture.info().up_axis, Axis::Y);
+    for (const Expected& e : file.expected) {
+      SCOPED_TRACE(e.joint);
+      const Pose pose = capture.track(e.joint).pose(e.frame);
+      EXPECT_TRUE(near_vec(pose.p, e.position_cm * 0.01, 1e-11));
+      EXPECT_TRUE(near_vec(rotate(pose.q, {0, 1, 0}), e.y_axis, 1e-9));
+    }
+  }
 }
 
 TEST(BvhLoader, CmuCaptureLoadsWithConstantBoneLengths) {
