@@ -222,11 +222,10 @@ ExpectedRow expected_row(const std::string& text, std::size_t from, std::size_t 
 }
 
 TEST(TextScanner, NumbersOnLineReadEveryRowAsWordByWordFromChars) {
-  // Rows of random numbers (short and long, with exponents), separated by runs of spaces,
-  // tabs and carriage returns, longer and shorter than the 64-byte blocks, asked for fewer,
-  // as many or more numbers than they hold, the last row with or without its newline; a few
-  // with a word that is not a number. Truth: the words split by the loop above and read whole
-  // by from_chars.
+  // Rows of 0 to 40 random numbers (short and long, with exponents), separated by runs of
+  // spaces, tabs and carriage returns, asked for fewer, as many or more numbers than they
+  // hold, the last row with or without its newline; a few with a word that is not a number.
+  // Truth: the words split by the loop above and read whole by from_chars.
   std::mt19937_64 random(1125);
   std::uniform_int_distribution<int> words(0, 40), gap(1, 3), kind(0, 9), separator(0, 5);
   const char separators[] = {' ', ' ', ' ', '\t', '\r', ' '};
@@ -237,7 +236,7 @@ TEST(TextScanner, NumbersOnLineReadEveryRowAsWordByWordFromChars) {
     const int row_count = 1 + n % 4;
     for (int r = 0; r < row_count; ++r) {
       const int w = words(random);
-      for (int k = 0; k < gap(random) - 1; ++k) {
+      for (int k = gap(random) - 1; k > 0; --k) { // leading blanks, if any
         text += separators[separator(random)];
       }
       for (int k = 0; k < w; ++k) {
