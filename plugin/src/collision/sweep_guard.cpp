@@ -675,12 +675,12 @@ int SweepGuard::sub_steps(const detail::ChordError& error) {
     return 1; // within the tolerance, or a motion that is not finite: nothing to cut
   }
   const int most = settings_.max_sub_steps;
-  const double estimate = std::ceil(std::sqrt(whole / settings_.tolerance));
-  int k = std::clamp(static_cast<int>(std::min<double>(estimate, most)), 2, std::max(2, most));
-  if (k > most) {
-    ++stats_.sub_step_limit; // max_sub_steps is 1
-    return most;
+  if (most == 1) {
+    ++stats_.sub_step_limit;
+    return 1;
   }
+  const double estimate = std::ceil(std::sqrt(whole / settings_.tolerance));
+  int k = static_cast<int>(std::clamp(estimate, 2.0, static_cast<double>(most)));
   while (k < most && !enough(k)) {
     ++k;
   }
