@@ -84,6 +84,13 @@ public:
   /// finite or off unit length by more than k_unit_tolerance.
   void append(double time, const Pose& pose);
 
+  /// Appends `count` valid samples, given as arrays like the track's own (times in s, then
+  /// positions and orientations as for append()): what append() does for each in turn, with
+  /// the same checks and errors (the samples before a refused one stay appended). The
+  /// loaders' bulk form: the arrays are copied whole, the time span is updated once.
+  void append(const double* times, const Vec3* positions, const Quat* orientations,
+              std::size_t count);
+
   /// Appends an invalid sample (a gap) at `time`, with the same checks on time.
   void append_gap(double time);
 

@@ -2,11 +2,13 @@
 // then MOTION with a frame count, a frame time and one row of channel values per frame.
 #include "checks.hpp"
 #include "load_common.hpp"
+#include "model/kinematics_block.hpp"
 #include "text_scanner.hpp"
 #include "units.hpp"
 
 #include <odemocap/load.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <unordered_set>
@@ -534,29 +536,68 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
   }
   selection.check_found(names, source);
 
-  std::vector<Pose> world;
-  for (std::size_t frame = 0; frame < skeleton.frame_count; ++frame) {
-    forward_kinematics(skeleton, frame, world);
-    const double time = static_cast<double>(frame) * skeleton.frame_time;
-    try {
-      for (std::size_t k = 0; k < tracks.size(); ++k) {
-        tracks[k].append(time, conversion.apply(world[joint_of_track[k]]));
+  // The joints whose poses are needed: the kept tracks' and their ancestors (End Sites and
+  // unselected joints at the leaves are not computed).
+  std::vector<bool> needed(skeleton.joints.size(), false);
+  for (std::size_t j : joint_of_track) {
+    for (int a = static_cast<int>(j); a >= 0 && !needed[static_cast<std::size_t>(a)];
+         a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+      needed[static_cast<std::size_t>(a)] = true;
+    }
+  }
+  // Forward kinematics a block of frames at a time, every track filled from each block.
+  constexpr std::size_t k_block_frames = 32;
+  detail::KinematicsBlock block;
+  std::vector<double> times(k_block_frames);
+  std::vector<Vec3> positions(k_block_frames);
+  std::vector<Quat> orientations(k_block_frames);
+  for (std::size_t first = 0; first < skeleton.frame_count; first += k_block_frames) {
+    const std::size_t count = std::min(k_block_frames, skeleton.frame_count - first);
+    block.compute(skeleton, first, count, needed);
+    for (std::size_t f = 0; f < count; ++f) {
+      times[f] = static_cast<double>(first + f) * skeleton.frame_time;
+    }
+    std::size_t refused_frame = skeleton.frame_count;
+    std::string refusal;
+    for (std::size_t k = 0; k < tracks.size(); ++k) {
+      block.copy(joint_of_track[k], positions.data(), orientations.data());
+      conversion.apply(positions.data(), orientations.data(), count);
+      // Each orientation in the hemisphere of the one before it (Track::make_continuous()
+      // on the fly): Euler wrap-arounds must not become sign flips, and a BVH holds no
+      // quaternions whose own flips a track should report.
+      const Quat* previous = tracks[k].empty() ? &orientations[0]
+                                               : &tracks[k].orientations().back();
+      for (std::size_t f = 0; f < count; ++f) {
+        if (dot(orientations[f], *previous) < 0.0) {
+          orientations[f] = -orientations[f];
+        }
+        previous = &orientations[f];
       }
-    } catch (const MocapError& e) {
+      try {
+        tracks[k].append(times.data(), positions.data(), orientations.data(), count);
+      } catch (const MocapError& e) {
+        // The earliest frame any track refuses (the first track's at that frame) is reported.
+        if (tracks[k].size() < refused_frame) {
+          refused_frame = tracks[k].size();
+          refusal = e.what();
+        }
+      }
+    }
+    if (refused_frame < skeleton.frame_count) {
       // Finite but absurd values (offsets near 1e308) overflow in forward kinematics, or give
       // positions beyond the plausible: point at the number in the file that did it.
+      const std::size_t frame = refused_frame;
       const Culprit c = culprit(skeleton, text, frame, frame_lines[frame]);
       throw LoadError(std::string(source), frame_lines[frame], c.column,
                       "frame " + std::to_string(frame) + ": " +
                           (c.text.empty() ? std::string()
                                           : "'" + c.text + "' (" + c.channel + " of '" +
                                                 c.joint + "') gives ") +
-                          e.what());
+                          refusal);
     }
   }
   Capture capture(std::move(info));
   for (Track& track : tracks) {
-    track.make_continuous(); // Euler wrap-arounds must not become hemisphere flips
     capture.add_track(std::move(track));
   }
   capture.set_skeleton(std::move(skeleton));

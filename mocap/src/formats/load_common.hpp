@@ -25,6 +25,22 @@ struct PoseConversion {
     }
     return {rotate(rotation, pose.p * scale), rotation * pose.q};
   }
+
+  /// apply() to `count` poses in place, given as arrays.
+  void apply(Vec3* positions, Quat* orientations, std::size_t count) const {
+    if (rotation.w == 1.0) {
+      for (std::size_t i = 0; i < count; ++i) {
+        positions[i].x *= scale;
+        positions[i].y *= scale;
+        positions[i].z *= scale;
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      positions[i] = rotate(rotation, positions[i] * scale);
+      orientations[i] = rotation * orientations[i];
+    }
+  }
 };
 
 /// The conversion for a file whose up axis is `file_up` and whose positions are in units of

@@ -103,7 +103,8 @@ double TextScanner::number(const char* what) {
   return value;
 }
 
-std::size_t TextScanner::numbers_on_line(double* out, std::size_t count, const char* what) {
+[[gnu::aligned(64)]] std::size_t TextScanner::numbers_on_line(double* out, std::size_t count,
+                                                          const char* what) {
   const char* const begin = text_.data();
   const char* const end = begin + text_.size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -211,7 +212,7 @@ const char* short_decimal_by_words(const char* p, bool negative, double& out) {
 
 } // namespace
 
-const char* short_decimal(const char* first, const char* last, double& out) {
+[[gnu::aligned(64)]] const char* short_decimal(const char* first, const char* last, double& out) {
   const char* p = first;
   const bool negative = p != last && *p == '-';
   p += negative ? 1 : 0;

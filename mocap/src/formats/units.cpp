@@ -1,6 +1,7 @@
 #include "units.hpp"
 
 #include "checks.hpp"
+#include "model/kinematics_block.hpp"
 
 #include <odemocap/load.hpp>
 
@@ -230,18 +231,27 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
     }
     feet.push_back(static_cast<std::size_t>(root));
   }
+  // Only the head, the feet and their ancestors are computed.
+  std::vector<bool> needed(skeleton.joints.size(), false);
+  for (int a = head; a >= 0; a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+    needed[static_cast<std::size_t>(a)] = true;
+  }
+  for (std::size_t f : feet) {
+    for (int a = static_cast<int>(f); a >= 0; a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+      needed[static_cast<std::size_t>(a)] = true;
+    }
+  }
   const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 32);
   std::vector<Vec3> ups;
-  std::vector<Pose> world;
+  KinematicsBlock world;
   Vec3 sum;
   for (std::size_t k = 0; k < samples; ++k) {
-    world.clear();
-    forward_kinematics(skeleton, k * skeleton.frame_count / samples, world);
+    world.compute(skeleton, k * skeleton.frame_count / samples, 1, needed);
     Vec3 low;
     for (std::size_t f : feet) {
-      low = low + world[f].p * (1.0 / static_cast<double>(feet.size()));
+      low = low + world.pose(f, 0).p * (1.0 / static_cast<double>(feet.size()));
     }
-    const Vec3 up = world[static_cast<std::size_t>(head)].p - low;
+    const Vec3 up = world.pose(static_cast<std::size_t>(head), 0).p - low;
     const double n = norm(up);
     if (!(n > 0.0) || !std::isfinite(n)) {
       continue;

@@ -1,55 +1,108 @@
 #pragma once
-// sin and cos of one angle, inline, for the loaders' Euler angles (forward kinematics of every
-// joint-frame): glibc's sincos is a call that took a fifth of a BVH load.
+// sin and cos of one angle, or of two at once, inline, for the loaders' Euler angles (forward
+// kinematics of every joint-frame): glibc's sincos is a call that took a fifth of a BVH load.
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace odemocap::detail {
 
 /// Beyond this |x| (rad) sin_cos() calls the library: its reduction is exact only this far.
 inline constexpr double k_sin_cos_fast_limit = 8.0;
 
+/// Two doubles in one SSE2 register (GCC's and Clang's vector extension), and their bits.
+using Double2 = double __attribute__((vector_size(16)));
+using Bits2 = std::uint64_t __attribute__((vector_size(16)));
+
+/// The reduction and the polynomials sin_cos() is made of, for one angle (T = double) or two
+/// (T = Double2). For |x| <= k_sin_cos_fast_limit: x = k pi/2 + r with k the nearest integer,
+/// r = (x - k P) - k p where P = double(pi/2) has 3 trailing zero bits (k P exact for |k| <= 8,
+/// x - k P exact by Sterbenz' lemma) and p = pi/2 - P; then the Taylor series of sin and cos at
+/// r, |r| <= pi/4, to r^17 and r^18 (the first omitted terms are below 1e-19 of the result), by
+/// Estrin's scheme. `shifted` is k + 1.5 2^52: its low bits are k in two's complement.
+/// `value` as a T: a double, or both lanes of a Double2 (a constant the compiler keeps in
+/// memory whole, not one it rebuilds from a scalar at every use).
+template <class T> constexpr T splat(double value) {
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return value;
+  } else {
+    return T{value, value};
+  }
+}
+
+template <class T> inline void sin_cos_of_remainder(T x, T& shifted, T& sin_r, T& cos_r) {
+  constexpr T k_two_over_pi = splat<T>(0x1.45f306dc9c883p-1);
+  constexpr T k_half_pi = splat<T>(0x1.921fb54442d18p+0); // pi/2 rounded: 50 significant bits
+  constexpr T k_half_pi_rest = splat<T>(0x1.1a62633145c07p-54); // pi/2 - k_half_pi
+  constexpr T k_round = splat<T>(0x1.8p52); // adding and subtracting it rounds to an integer
+  // Coefficients 1/n! with alternating signs.
+  constexpr T s3 = splat<T>(-1.0 / 6), s5 = splat<T>(1.0 / 120), s7 = splat<T>(-1.0 / 5040),
+              s9 = splat<T>(1.0 / 362880), s11 = splat<T>(-1.0 / 39916800),
+              s13 = splat<T>(1.0 / 6227020800), s15 = splat<T>(-1.0 / 1307674368000),
+              s17 = splat<T>(1.0 / 355687428096000);
+  constexpr T c2 = splat<T>(-1.0 / 2), c4 = splat<T>(1.0 / 24), c6 = splat<T>(-1.0 / 720),
+              c8 = splat<T>(1.0 / 40320), c10 = splat<T>(-1.0 / 3628800),
+              c12 = splat<T>(1.0 / 479001600), c14 = splat<T>(-1.0 / 87178291200),
+              c16 = splat<T>(1.0 / 20922789888000), c18 = splat<T>(-1.0 / 6402373705728000);
+  shifted = x * k_two_over_pi + k_round;
+  const T k = shifted - k_round;
+  const T r = (x - k * k_half_pi) - k * k_half_pi_rest;
+  const T r2 = r * r;
+  const T r4 = r2 * r2;
+  const T r8 = r4 * r4;
+  // Estrin's scheme in r^2: pairs, then pairs of pairs (a short dependency chain: Horner's 9
+  // steps of multiply and add cost more than glibc's call).
+  const T sin_poly = ((s3 + r2 * s5) + r4 * (s7 + r2 * s9)) +
+                     r8 * ((s11 + r2 * s13) + r4 * (s15 + r2 * s17));
+  sin_r = r + (r * r2) * sin_poly;
+  const T cos_poly = ((c2 + r2 * c4) + r4 * (c6 + r2 * c8)) +
+                     r8 * (((c10 + r2 * c12) + r4 * (c14 + r2 * c16)) + r8 * c18);
+  cos_r = splat<T>(1.0) + r2 * cos_poly;
+}
+
 /// sin(x) and cos(x), within 2 ulp of the exact values (measured against long double over a
-/// million angles: 1.52 and 1.45 at worst; glibc's within 1). For |x| <= k_sin_cos_fast_limit:
-/// x = k pi/2 + r with k the nearest integer, r = (x - k P) - k p where P = double(pi/2) has 3
-/// trailing zero bits (k P exact for |k| <= 8, x - k P exact by Sterbenz' lemma) and
-/// p = pi/2 - P; then the Taylor series of sin and cos at r, |r| <= pi/4, to r^17 and r^18 (the
-/// first omitted terms are below 1e-19 of the result), by Estrin's scheme, and the quadrant
-/// k mod 4. Larger |x| (and NaN) go to std::sin and std::cos.
+/// million angles: 1.52 and 1.45 at worst; glibc's within 1): sin_cos_of_remainder() and the
+/// quadrant k mod 4. Larger |x| (and NaN) go to std::sin and std::cos.
 inline void sin_cos(double x, double& s, double& c) {
   if (!(std::fabs(x) <= k_sin_cos_fast_limit)) {
     s = std::sin(x);
     c = std::cos(x);
     return;
   }
-  constexpr double k_two_over_pi = 0x1.45f306dc9c883p-1;
-  constexpr double k_half_pi = 0x1.921fb54442d18p+0;      // pi/2 rounded: 50 significant bits
-  constexpr double k_half_pi_rest = 0x1.1a62633145c07p-54; // pi/2 - k_half_pi
-  constexpr double k_round = 0x1.8p52; // adding and subtracting it rounds to an integer
-  const double k = (x * k_two_over_pi + k_round) - k_round;
-  const double r = (x - k * k_half_pi) - k * k_half_pi_rest;
-  const double r2 = r * r;
-  const double r4 = r2 * r2;
-  const double r8 = r4 * r4;
-  // Coefficients 1/n! with alternating signs, by Estrin's scheme in r^2: pairs, then pairs of
-  // pairs (a short dependency chain: Horner's 9 steps of multiply and add cost more than
-  // glibc's call).
-  const double sin_poly =
-      ((-1.0 / 6 + r2 * (1.0 / 120)) + r4 * (-1.0 / 5040 + r2 * (1.0 / 362880))) +
-      r8 * ((-1.0 / 39916800 + r2 * (1.0 / 6227020800)) +
-            r4 * (-1.0 / 1307674368000 + r2 * (1.0 / 355687428096000)));
-  const double sin_r = r + (r * r2) * sin_poly;
-  const double cos_poly =
-      ((-1.0 / 2 + r2 * (1.0 / 24)) + r4 * (-1.0 / 720 + r2 * (1.0 / 40320))) +
-      r8 * (((-1.0 / 3628800 + r2 * (1.0 / 479001600)) +
-             r4 * (-1.0 / 87178291200 + r2 * (1.0 / 20922789888000))) +
-            r8 * (-1.0 / 6402373705728000));
-  const double cos_r = 1.0 + r2 * cos_poly;
-  switch (static_cast<int>(k) & 3) {
+  double shifted = 0.0, sin_r = 0.0, cos_r = 0.0;
+  sin_cos_of_remainder(x, shifted, sin_r, cos_r);
+  std::uint64_t k = 0;
+  std::memcpy(&k, &shifted, sizeof k);
+  switch (k & 3) {
   case 0: s = sin_r; c = cos_r; return;
   case 1: s = cos_r; c = -sin_r; return;
   case 2: s = -sin_r; c = -cos_r; return;
   default: s = -cos_r; c = sin_r; return;
+  }
+}
+
+/// sin_cos() of both lanes, bit for bit the same values, without a branch on the quadrant:
+/// odd quadrants swap sin and cos, and the signs are the quadrant's bits moved to the sign bit.
+inline void sin_cos(Double2 x, Double2& s, Double2& c) {
+  Double2 shifted, sin_r, cos_r;
+  sin_cos_of_remainder(x, shifted, sin_r, cos_r);
+  Bits2 k, sin_bits, cos_bits;
+  std::memcpy(&k, &shifted, sizeof k);
+  std::memcpy(&sin_bits, &sin_r, sizeof k);
+  std::memcpy(&cos_bits, &cos_r, sizeof k);
+  const Bits2 swap = -(k & 1); // all ones in an odd quadrant
+  const Bits2 s_bits = ((cos_bits & swap) | (sin_bits & ~swap)) ^ ((k & 2) << 62);
+  const Bits2 c_bits = ((sin_bits & swap) | (cos_bits & ~swap)) ^ (((k + 1) & 2) << 62);
+  std::memcpy(&s, &s_bits, sizeof s);
+  std::memcpy(&c, &c_bits, sizeof c);
+  for (int lane = 0; lane < 2; ++lane) {
+    if (!(std::fabs(x[lane]) <= k_sin_cos_fast_limit)) {
+      double s1 = 0.0, c1 = 0.0;
+      sin_cos(x[lane], s1, c1);
+      s[lane] = s1;
+      c[lane] = c1;
+    }
   }
 }
 

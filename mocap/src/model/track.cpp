@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace odemocap {
 namespace {
@@ -88,40 +89,70 @@ void Track::check_time(double time) const {
   }
 }
 
-void Track::append(double time, const Pose& pose) {
-  const Vec3& p = pose.p;
-  const double length = norm(pose.q);
-  // Every check in one test on the common path (a loader appends every sample of a file); the
-  // messages are built only when one fails.
-  const bool plausible =
-      std::fabs(time) <= k_max_abs_time &&
-      (times_.empty() || time - back_time_ >= k_min_interval) &&
-      std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
-      std::fabs(p.z) <= k_max_abs_position && std::fabs(length - 1.0) <= k_unit_tolerance;
-  if (!plausible) {
-    refuse(time, pose);
+void Track::append(double time, const Pose& pose) { append(&time, &pose.p, &pose.q, 1); }
+
+void Track::append(const double* times, const Vec3* positions, const Quat* orientations,
+                   std::size_t count) {
+  // The checks first, up to the first sample refused: one test per sample on the common path
+  // (a loader appends every sample of a file); messages are built only when one fails.
+  std::size_t accepted = 0;
+  bool renormalise = false;
+  double previous = times_.empty() ? -std::numeric_limits<double>::infinity() : back_time_;
+  for (; accepted < count; ++accepted) {
+    const double time = times[accepted];
+    const Vec3& p = positions[accepted];
+    const double deviation = std::fabs(norm(orientations[accepted]) - 1.0);
+    const bool plausible =
+        std::fabs(time) <= k_max_abs_time && time - previous >= k_min_interval &&
+        std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
+        std::fabs(p.z) <= k_max_abs_position && deviation <= k_unit_tolerance;
+    if (!plausible) {
+      break;
+    }
+    renormalise = renormalise || deviation > 1e-15;
+    if (deviation > max_unit_deviation_) {
+      max_unit_deviation_ = deviation;
+      max_unit_deviation_sample_ = times_.size() + accepted;
+    }
+    previous = time;
   }
-  if (std::fabs(length - 1.0) > max_unit_deviation_) {
-    max_unit_deviation_ = std::fabs(length - 1.0);
-    max_unit_deviation_sample_ = times_.size();
+  if (accepted > 0) {
+    const std::size_t start = times_.size();
+    const std::size_t valid_before = valid_index_.size();
+    times_.insert(times_.end(), times, times + accepted);
+    positions_.insert(positions_.end(), positions, positions + accepted);
+    // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it,
+    // and data written and read back must stay bit for bit the same.
+    if (!position_only_) {
+      orientations_.insert(orientations_.end(), orientations, orientations + accepted);
+    }
+    if (!position_only_ && renormalise) {
+      Quat* const stored = orientations_.data() + start;
+      for (std::size_t i = 0; i < accepted; ++i) {
+        const double length = norm(stored[i]);
+        stored[i] = std::fabs(length - 1.0) <= 1e-15 ? stored[i] : stored[i] * (1.0 / length);
+      }
+    }
+    valid_.insert(valid_.end(), accepted, 1);
+    valid_index_.resize(valid_before + accepted);
+    std::size_t* const index = valid_index_.data() + valid_before;
+    for (std::size_t i = 0; i < accepted; ++i) {
+      index[i] = start + i;
+    }
+    // The ends of the time base and the valid samples' span, once per call (the O(1)
+    // interval guess's scale is a division).
+    front_time_ = start == 0 ? times[0] : front_time_;
+    back_time_ = times[accepted - 1];
+    first_valid_time_ = valid_before == 0 ? times[0] : first_valid_time_;
+    last_valid_time_ = times[accepted - 1];
+    if (valid_index_.size() > 1) {
+      index_scale_ = static_cast<double>(valid_index_.size() - 1) /
+                     (last_valid_time_ - first_valid_time_);
+    }
   }
-  valid_index_.push_back(times_.size());
-  if (valid_index_.size() > 1) {
-    index_scale_ = static_cast<double>(valid_index_.size() - 1) / (time - first_valid_time_);
-  } else {
-    first_valid_time_ = time;
+  if (accepted < count) {
+    refuse(times[accepted], {positions[accepted], orientations[accepted]});
   }
-  last_valid_time_ = time;
-  front_time_ = times_.empty() ? time : front_time_;
-  back_time_ = time;
-  times_.push_back(time);
-  positions_.push_back(pose.p);
-  // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it, and
-  // data written and read back must stay bit for bit the same.
-  if (!position_only_) {
-    orientations_.push_back(std::fabs(length - 1.0) <= 1e-15 ? pose.q : pose.q * (1.0 / length));
-  }
-  valid_.push_back(1);
 }
 
 void Track::refuse(double time, const Pose& pose) const {

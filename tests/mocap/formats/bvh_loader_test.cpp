@@ -471,6 +471,68 @@ TEST(BvhLoader, EulerWrapAroundBecomesNoHemisphereFlip) {
   EXPECT_LT(dot(f0[0].q, f1[0].q), 0.0);
 }
 
+TEST(BvhLoader, WrapAroundsAcrossTheLoadersBlocksAreContinuousAndNotFlipsOfTheData) {
+  // The loader computes 32 frames at a time: a channel wrapping from 179 to -179 degrees at
+  // random frames, including 31 -> 32 and 63 -> 64, must give continuous tracks, and a BVH,
+  // which holds Euler angles and no quaternions, must report no sign flips of its own.
+  test::Random rnd(23);
+  std::ostringstream text;
+  text << "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+          "JOINT B\n{\nOFFSET 0 1 0\nCHANNELS 3 Yrotation Xrotation Zrotation\nEnd Site\n{\n"
+          "OFFSET 1 0 0\n}\n}\n}\nMOTION\nFrames: 100\nFrame Time: 0.01\n";
+  double z = 170;
+  for (int f = 0; f < 100; ++f) {
+    const bool wrap = f == 32 || f == 64 || rnd.uniform(0, 1) < 0.1;
+    z = wrap ? (z > 0 ? -179.5 : 179.5) : z;
+    text << z << ' ' << rnd.uniform(-20, 20) << ' ' << rnd.uniform(-20, 20) << ' '
+         << (f % 2 == 0 ? 179.0 : -179.0) << " 5 5\n";
+  }
+  const Capture capture = parse_bvh(text.str(), "wraps.bvh");
+  const Skeleton& skeleton = *capture.skeleton();
+  std::size_t raw_flips = 0;
+  std::vector<Pose> before, after;
+  for (const Track& t : capture.tracks()) {
+    EXPECT_EQ(t.hemisphere_flips(), 0u) << t.name();
+    for (std::size_t f = 1; f < t.size(); ++f) {
+      ASSERT_GT(dot(t.orientation(f - 1), t.orientation(f)), 0.0) << t.name() << " " << f;
+    }
+  }
+  // The naive counterpart: the quaternions straight from the channels change sign.
+  for (std::size_t f = 1; f < skeleton.frame_count; ++f) {
+    forward_kinematics(skeleton, f - 1, before);
+    forward_kinematics(skeleton, f, after);
+    raw_flips += dot(before[0].q, after[0].q) < 0.0;
+    raw_flips += dot(before[1].q, after[1].q) < 0.0;
+  }
+  EXPECT_GT(raw_flips, 10u);
+  // The same in a real file: MocapBank's (tests/data/bvh-python) knees wrap around.
+  const Capture bank = load_capture(test::test_data("bvh-python/test_mocapbank.bvh"));
+  for (const Track& t : bank.tracks()) {
+    EXPECT_EQ(t.hemisphere_flips(), 0u) << t.name();
+    for (std::size_t f = 1; f < t.size(); ++f) {
+      ASSERT_GT(dot(t.orientation(f - 1), t.orientation(f)), 0.0) << t.name() << " " << f;
+    }
+  }
+}
+
+TEST(BvhLoader, OfTwoAbsurdValuesTheEarlierFrameIsReported) {
+  // Two roots; the second's value overflows at frame 2, the first's at frame 5, both within
+  // the loader's first block of frames: the error names frame 2, the earlier in the file.
+  const std::string bvh =
+      "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 1 Xposition\n End Site\n {\n  OFFSET 0 1 "
+      "0\n }\n}\nROOT b\n{\n OFFSET 0 0 0\n CHANNELS 1 Yposition\n End Site\n {\n  OFFSET 0 1 "
+      "0\n }\n}\nMOTION\nFrames: 8\nFrame Time: 0.01\n0 0\n0 0\n0 3e9\n0 0\n0 0\n4e9 0\n0 "
+      "0\n0 0\n";
+  try {
+    parse_bvh(bvh, "two.bvh");
+    FAIL() << "loaded";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.line(), 25u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("frame 2: '3e9' (Yposition of 'b')"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BvhLoader, CmuWrapAroundsAreSmoothInTheTracks) {
   const Capture capture = load_capture(test::repo_data("cmu/131_01.bvh"));
   const Skeleton& skeleton = *capture.skeleton();

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 
 namespace odemocap {
 namespace {
@@ -219,6 +222,106 @@ TEST(Track, ContinuityPassRemovesHemisphereFlipsWithoutChangingRotations) {
   EXPECT_GT(dot(track.orientation(1), track.orientation(3)), 0.0);
   EXPECT_TRUE(same_rotation(track.orientation(3), b, 0));
   EXPECT_EQ(track.make_continuous(), 0u);
+}
+
+/// Everything a track reports, sample by sample, and its samples at `probes`.
+void expect_same_track(const Track& a, const Track& b, const std::vector<double>& probes) {
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.valid_indices(), b.valid_indices());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a.time(i), b.time(i)) << i;
+    ASSERT_TRUE(a.position(i).x == b.position(i).x && a.position(i).y == b.position(i).y &&
+                a.position(i).z == b.position(i).z)
+        << i;
+    const Quat qa = a.orientation(i), qb = b.orientation(i);
+    ASSERT_TRUE(qa.w == qb.w && qa.x == qb.x && qa.y == qb.y && qa.z == qb.z) << i;
+    ASSERT_EQ(a.valid(i), b.valid(i)) << i;
+  }
+  EXPECT_EQ(a.max_unit_deviation(), b.max_unit_deviation());
+  EXPECT_EQ(a.max_unit_deviation_sample(), b.max_unit_deviation_sample());
+  for (double t : probes) {
+    for (OutOfRange range : {OutOfRange::Clamp, OutOfRange::Loop}) {
+      const Pose pa = a.sample(t, Interp::Linear, range), pb = b.sample(t, Interp::Linear, range);
+      ASSERT_TRUE(near_vec(pa.p, pb.p, 0.0) && same_rotation(pa.q, pb.q, 0.0)) << t;
+    }
+  }
+}
+
+TEST(Track, AppendingArraysIsAppendingEachSample) {
+  // Random runs of samples (some off unit length, so renormalised; some with a gap before
+  // them) appended as arrays of random lengths and one by one: the two tracks must be the
+  // same in every sample, every derived figure and every interpolated pose.
+  Random rnd(29);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int n = static_cast<int>(rnd.uniform(1, 300));
+    std::vector<double> times;
+    std::vector<Vec3> positions;
+    std::vector<Quat> orientations;
+    double t = rnd.uniform(-5, 5);
+    for (int i = 0; i < n; ++i) {
+      t += rnd.uniform(0.001, 0.02);
+      times.push_back(t);
+      positions.push_back({rnd.uniform(-3, 3), rnd.uniform(-3, 3), rnd.uniform(-3, 3)});
+      const double stretch = rnd.uniform(0, 1) < 0.2 ? 1.0 + rnd.uniform(-5e-4, 5e-4) : 1.0;
+      orientations.push_back(rnd.rotation() * stretch);
+    }
+    Track each("each"), arrays("arrays");
+    std::size_t at = 0;
+    while (at < times.size()) {
+      if (rnd.uniform(0, 1) < 0.1) {
+        const double gap = times[at] - 0.0005; // a gap just before the run
+        each.append_gap(gap);
+        arrays.append_gap(gap);
+      }
+      const auto run = std::min<std::size_t>(static_cast<std::size_t>(rnd.uniform(1, 40)),
+                                             times.size() - at);
+      for (std::size_t i = at; i < at + run; ++i) {
+        each.append(times[i], {positions[i], orientations[i]});
+      }
+      arrays.append(&times[at], &positions[at], &orientations[at], run);
+      at += run;
+    }
+    std::vector<double> probes;
+    for (int k = 0; k < 20; ++k) {
+      probes.push_back(rnd.uniform(times.front() - 1, times.back() + 1));
+    }
+    expect_same_track(each, arrays, probes);
+  }
+}
+
+TEST(Track, AppendingArraysRefusesTheFirstBadSampleAndKeepsThoseBefore) {
+  // A bad sample inside the run: the samples before it are appended, the error is the one
+  // appending them one by one gives, and nothing after it is appended.
+  const std::vector<double> times{0.0, 0.1, 0.2, 0.3, 0.4};
+  std::vector<Vec3> positions(5, Vec3{1, 2, 3});
+  std::vector<Quat> orientations(5, Quat{});
+  const auto message = [](const std::function<void()>& append) {
+    try {
+      append();
+    } catch (const MocapError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  for (int bad = 0; bad < 3; ++bad) {
+    std::vector<double> t = times;
+    std::vector<Vec3> p = positions;
+    std::vector<Quat> q = orientations;
+    (bad == 0 ? p[2].y : bad == 1 ? q[2].w : t[2]) = bad == 0 ? 2e9 : bad == 1 ? 1.5 : 0.05;
+    Track each("t"), arrays("t");
+    const std::string expected = message([&] {
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        each.append(t[i], {p[i], q[i]});
+      }
+    });
+    const std::string got =
+        message([&] { arrays.append(t.data(), p.data(), q.data(), t.size()); });
+    EXPECT_NE(expected, "(accepted)");
+    EXPECT_EQ(got, expected);
+    EXPECT_NE(got.find("sample 2"), std::string::npos) << got;
+    expect_same_track(each, arrays, {0.0, 0.05, 0.1, 0.3});
+    EXPECT_EQ(arrays.size(), 2u);
+  }
 }
 
 TEST(Capture, TracksAreFoundByNameAndNamesAreUnique) {

@@ -1,0 +1,47 @@
+#pragma once
+// Forward kinematics over a run of frames at once: the BVH loader's bulk form of
+// forward_kinematics().
+
+#include <odemocap/skeleton.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace odemocap::detail {
+
+/// World poses of every joint at a run of consecutive frames, computed joint by joint: each
+/// channel of a joint is applied to all the frames in one loop, two frames per SSE2 register,
+/// so that neither the channel's kind nor the quadrant of an angle is a branch per frame.
+/// The values are those forward_kinematics() gives (it is this with one frame).
+class KinematicsBlock {
+public:
+  /// Computes frames [first, first + count) of `skeleton` (count >= 1, first + count at most
+  /// its frame_count). Reuses the storage of earlier calls. With `needed` (one flag per joint,
+  /// set for every ancestor of a flagged joint too), only the flagged joints are computed.
+  void compute(const Skeleton& skeleton, std::size_t first, std::size_t count,
+               const std::vector<bool>& needed = {});
+  /// World pose of `joint` at frame first + `frame`, in file units (computed joints only).
+  Pose pose(std::size_t joint, std::size_t frame) const {
+    return {{component(joint, 4)[frame], component(joint, 5)[frame], component(joint, 6)[frame]},
+            {component(joint, 0)[frame], component(joint, 1)[frame], component(joint, 2)[frame],
+             component(joint, 3)[frame]}};
+  }
+
+  /// The world poses of `joint` at the block's frames, into `positions` and `orientations`
+  /// (count values each), component by component.
+  void copy(std::size_t joint, Vec3* positions, Quat* orientations) const;
+
+private:
+  /// Start of component `c` (0-3 the orientation's w, x, y, z; 4-6 the position's x, y, z) of
+  /// `joint`: stride_ values, one per frame.
+  double* component(std::size_t joint, int c) { return &data_[(joint * 7 + c) * stride_]; }
+  const double* component(std::size_t joint, int c) const {
+    return &data_[(joint * 7 + c) * stride_];
+  }
+
+  std::size_t count_ = 0;  ///< frames computed
+  std::size_t stride_ = 0; ///< the frame count rounded up to even
+  std::vector<double> data_;
+};
+
+} // namespace odemocap::detail
