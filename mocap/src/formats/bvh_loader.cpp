@@ -565,8 +565,8 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
       // Each orientation in the hemisphere of the one before it (Track::make_continuous()
       // on the fly): Euler wrap-arounds must not become sign flips, and a BVH holds no
       // quaternions whose own flips a track should report.
-      const Quat* previous = tracks[k].empty() ? &orientations[0]
-                                               : &tracks[k].orientations().back();
+      const Quat* previous =
+          tracks[k].empty() ? &orientations[0] : &tracks[k].orientations().back();
       for (std::size_t f = 0; f < count; ++f) {
         if (dot(orientations[f], *previous) < 0.0) {
           orientations[f] = -orientations[f];
@@ -591,8 +591,8 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
       throw LoadError(std::string(source), frame_lines[frame], c.column,
                       "frame " + std::to_string(frame) + ": " +
                           (c.text.empty() ? std::string()
-                                          : "'" + c.text + "' (" + c.channel + " of '" +
-                                                c.joint + "') gives ") +
+                                          : "'" + c.text + "' (" + c.channel + " of '" + c.joint +
+                                                "') gives ") +
                           refusal);
     }
   }

@@ -104,7 +104,7 @@ double TextScanner::number(const char* what) {
 }
 
 [[gnu::aligned(64)]] std::size_t TextScanner::numbers_on_line(double* out, std::size_t count,
-                                                          const char* what) {
+                                                              const char* what) {
   const char* const begin = text_.data();
   const char* const end = begin + text_.size();
   for (std::size_t i = 0; i < count; ++i) {

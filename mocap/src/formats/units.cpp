@@ -237,7 +237,8 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
     needed[static_cast<std::size_t>(a)] = true;
   }
   for (std::size_t f : feet) {
-    for (int a = static_cast<int>(f); a >= 0; a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+    for (int a = static_cast<int>(f); a >= 0;
+         a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
       needed[static_cast<std::size_t>(a)] = true;
     }
   }

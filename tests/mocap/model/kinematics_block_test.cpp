@@ -118,7 +118,9 @@ TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
   for (int f = 0; f < 97; ++f) {
     for (int k = 0; k < 13; ++k) {
       const double kind = rnd.uniform(0, 1);
-      text << (kind < 0.3 ? 0.0 : kind < 0.5 ? rnd.uniform(-5000, 5000) : rnd.uniform(-180, 180))
+      text << (kind < 0.3   ? 0.0
+               : kind < 0.5 ? rnd.uniform(-5000, 5000)
+                            : rnd.uniform(-180, 180))
            << ' ';
     }
     text << '\n';
@@ -137,7 +139,8 @@ TEST(KinematicsBlock, OnlyTheNeededJointsAreComputed) {
     hand = skeleton.joints[j].name == "lhand" ? j : hand;
   }
   ASSERT_GT(hand, 0u);
-  for (int a = static_cast<int>(hand); a >= 0; a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+  for (int a = static_cast<int>(hand); a >= 0;
+       a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
     needed[static_cast<std::size_t>(a)] = true;
   }
   KinematicsBlock all, some;

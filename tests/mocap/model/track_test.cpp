@@ -273,8 +273,8 @@ TEST(Track, AppendingArraysIsAppendingEachSample) {
         each.append_gap(gap);
         arrays.append_gap(gap);
       }
-      const auto run = std::min<std::size_t>(static_cast<std::size_t>(rnd.uniform(1, 40)),
-                                             times.size() - at);
+      const auto run =
+          std::min<std::size_t>(static_cast<std::size_t>(rnd.uniform(1, 40)), times.size() - at);
       for (std::size_t i = at; i < at + run; ++i) {
         each.append(times[i], {positions[i], orientations[i]});
       }
@@ -314,8 +314,7 @@ TEST(Track, AppendingArraysRefusesTheFirstBadSampleAndKeepsThoseBefore) {
         each.append(t[i], {p[i], q[i]});
       }
     });
-    const std::string got =
-        message([&] { arrays.append(t.data(), p.data(), q.data(), t.size()); });
+    const std::string got = message([&] { arrays.append(t.data(), p.data(), q.data(), t.size()); });
     EXPECT_NE(expected, "(accepted)");
     EXPECT_EQ(got, expected);
     EXPECT_NE(got.find("sample 2"), std::string::npos) << got;
