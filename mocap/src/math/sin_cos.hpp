@@ -15,14 +15,7 @@ inline constexpr double k_sin_cos_fast_limit = 8.0;
 using Double2 = double __attribute__((vector_size(16)));
 using Bits2 = std::uint64_t __attribute__((vector_size(16)));
 
-/// The reduction and the polynomials sin_cos() is made of, for one angle (T = double) or two
-/// (T = Double2). For |x| <= k_sin_cos_fast_limit: x = k pi/2 + r with k the nearest integer,
-/// r = (x - k P) - k p where P = double(pi/2) has 3 trailing zero bits (k P exact for |k| <= 8,
-/// x - k P exact by Sterbenz' lemma) and p = pi/2 - P; then the Taylor series of sin and cos at
-/// r, |r| <= pi/4, to r^17 and r^18 (the first omitted terms are below 1e-19 of the result), by
-/// Estrin's scheme. `shifted` is k + 1.5 2^52: its low bits are k in two's complement.
-/// `value` as a T: a double, or both lanes of a Double2 (a constant the compiler keeps in
-/// memory whole, not one it rebuilds from a scalar at every use).
+/// `value` as a T: a double, or both lanes of a Double2.
 template <class T> constexpr T splat(double value) {
   if constexpr (sizeof(T) == sizeof(double)) {
     return value;
@@ -31,6 +24,12 @@ template <class T> constexpr T splat(double value) {
   }
 }
 
+/// The reduction and the polynomials sin_cos() is made of, for one angle (T = double) or two
+/// (T = Double2). For |x| <= k_sin_cos_fast_limit: x = k pi/2 + r with k the nearest integer,
+/// r = (x - k P) - k p where P = double(pi/2) has 3 trailing zero bits (k P exact for |k| <= 8,
+/// x - k P exact by Sterbenz' lemma) and p = pi/2 - P; then the Taylor series of sin and cos at
+/// r, |r| <= pi/4, to r^17 and r^18 (the first omitted terms are below 1e-19 of the result), by
+/// Estrin's scheme. `shifted` is k + 1.5 2^52: its low bits are k in two's complement.
 template <class T> inline void sin_cos_of_remainder(T x, T& shifted, T& sin_r, T& cos_r) {
   constexpr T k_two_over_pi = splat<T>(0x1.45f306dc9c883p-1);
   constexpr T k_half_pi = splat<T>(0x1.921fb54442d18p+0); // pi/2 rounded: 50 significant bits
