@@ -536,15 +536,9 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
   }
   selection.check_found(names, source);
 
-  // The joints whose poses are needed: the kept tracks' and their ancestors (End Sites and
-  // unselected joints at the leaves are not computed).
-  std::vector<bool> needed(skeleton.joints.size(), false);
-  for (std::size_t j : joint_of_track) {
-    for (int a = static_cast<int>(j); a >= 0 && !needed[static_cast<std::size_t>(a)];
-         a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
-      needed[static_cast<std::size_t>(a)] = true;
-    }
-  }
+  // Only the kept tracks' joints and their ancestors are computed (not End Sites and
+  // unselected leaves).
+  const std::vector<bool> needed = detail::with_ancestors(skeleton, joint_of_track);
   // Forward kinematics a block of frames at a time, every track filled from each block.
   constexpr std::size_t k_block_frames = 32;
   detail::KinematicsBlock block;

@@ -37,8 +37,9 @@ struct PoseConversion {
       return;
     }
     for (std::size_t i = 0; i < count; ++i) {
-      positions[i] = rotate(rotation, positions[i] * scale);
-      orientations[i] = rotation * orientations[i];
+      const Pose turned = apply({positions[i], orientations[i]});
+      positions[i] = turned.p;
+      orientations[i] = turned.q;
     }
   }
 };

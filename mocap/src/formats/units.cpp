@@ -232,16 +232,9 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
     feet.push_back(static_cast<std::size_t>(root));
   }
   // Only the head, the feet and their ancestors are computed.
-  std::vector<bool> needed(skeleton.joints.size(), false);
-  for (int a = head; a >= 0; a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
-    needed[static_cast<std::size_t>(a)] = true;
-  }
-  for (std::size_t f : feet) {
-    for (int a = static_cast<int>(f); a >= 0;
-         a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
-      needed[static_cast<std::size_t>(a)] = true;
-    }
-  }
+  std::vector<std::size_t> ends = feet;
+  ends.push_back(static_cast<std::size_t>(head));
+  const std::vector<bool> needed = with_ancestors(skeleton, ends);
   const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 32);
   std::vector<Vec3> ups;
   KinematicsBlock world;

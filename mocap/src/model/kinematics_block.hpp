@@ -9,6 +9,10 @@
 
 namespace odemocap::detail {
 
+/// One flag per joint of `skeleton`: set for `joints` and every ancestor of theirs (the
+/// `needed` argument of KinematicsBlock::compute() for poses of `joints` only).
+std::vector<bool> with_ancestors(const Skeleton& skeleton, const std::vector<std::size_t>& joints);
+
 /// World poses of every joint at a run of consecutive frames, computed joint by joint: each
 /// channel of a joint is applied to all the frames in one loop, two frames per SSE2 register,
 /// so that neither the channel's kind nor the quadrant of an angle is a branch per frame.

@@ -83,6 +83,17 @@ template <int Axis> Quatx2 turned(const Quatx2& r, Double2 s, Double2 c) {
 
 } // namespace
 
+std::vector<bool> with_ancestors(const Skeleton& skeleton, const std::vector<std::size_t>& joints) {
+  std::vector<bool> flags(skeleton.joints.size(), false);
+  for (const std::size_t joint : joints) {
+    for (int a = static_cast<int>(joint); a >= 0 && !flags[static_cast<std::size_t>(a)];
+         a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
+      flags[static_cast<std::size_t>(a)] = true;
+    }
+  }
+  return flags;
+}
+
 void KinematicsBlock::compute(const Skeleton& skeleton, std::size_t first, std::size_t count,
                               const std::vector<bool>& needed) {
   assert(count >= 1 && first + count <= skeleton.frame_count);

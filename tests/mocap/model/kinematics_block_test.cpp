@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -133,16 +134,19 @@ TEST(KinematicsBlock, OnlyTheNeededJointsAreComputed) {
   const Skeleton skeleton =
       parse_bvh_skeleton(read(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
   // One hand and its ancestors.
-  std::vector<bool> needed(skeleton.joints.size(), false);
   std::size_t hand = 0;
   for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
     hand = skeleton.joints[j].name == "lhand" ? j : hand;
   }
   ASSERT_GT(hand, 0u);
+  const std::vector<bool> needed = with_ancestors(skeleton, {hand});
+  std::size_t flagged = 0;
   for (int a = static_cast<int>(hand); a >= 0;
        a = skeleton.joints[static_cast<std::size_t>(a)].parent) {
-    needed[static_cast<std::size_t>(a)] = true;
+    EXPECT_TRUE(needed[static_cast<std::size_t>(a)]);
+    ++flagged;
   }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(needed.begin(), needed.end(), true)), flagged);
   KinematicsBlock all, some;
   all.compute(skeleton, 100, 9);
   some.compute(skeleton, 100, 9, needed);
