@@ -48,6 +48,22 @@ Double2 load2(const double* p) {
 
 void store2(double* p, Double2 v) { std::memcpy(p, &v, sizeof v); }
 
+/// Frames f and f + 1 of a quaternion or a position stored component by component.
+Quatx2 load_quat(const double* const q[4], std::size_t f) {
+  return {load2(q[0] + f), load2(q[1] + f), load2(q[2] + f), load2(q[3] + f)};
+}
+
+void store_quat(double* const q[4], std::size_t f, const Quatx2& v) {
+  store2(q[0] + f, v.w);
+  store2(q[1] + f, v.x);
+  store2(q[2] + f, v.y);
+  store2(q[3] + f, v.z);
+}
+
+Vec3x2 load_vec(const double* const p[3], std::size_t f) {
+  return {load2(p[0] + f), load2(p[1] + f), load2(p[2] + f)};
+}
+
 Vec3x2 cross(const Vec3x2& a, const Vec3x2& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
@@ -143,12 +159,7 @@ void KinematicsBlock::compute(const Skeleton& skeleton, std::size_t first, std::
           }
           Double2 s, c;
           sin_cos(0.5 * v * k_radians_per_degree, s, c);
-          const Quatx2 r{load2(q[0] + f), load2(q[1] + f), load2(q[2] + f), load2(q[3] + f)};
-          const Quatx2 t = turned<decltype(axis)::value>(r, s, c);
-          store2(q[0] + f, t.w);
-          store2(q[1] + f, t.x);
-          store2(q[2] + f, t.y);
-          store2(q[3] + f, t.z);
+          store_quat(q, f, turned<decltype(axis)::value>(load_quat(q, f), s, c));
         }
       };
       switch (kind - 3) {
@@ -166,19 +177,12 @@ void KinematicsBlock::compute(const Skeleton& skeleton, std::size_t first, std::
     const double* const pp[3] = {component(parent, 4), component(parent, 5),
                                  component(parent, 6)};
     for (std::size_t f = 0; f < stride_; f += 2) {
-      const Quatx2 world_q{load2(pq[0] + f), load2(pq[1] + f), load2(pq[2] + f),
-                           load2(pq[3] + f)};
-      const Vec3x2 local_p{load2(p[0] + f), load2(p[1] + f), load2(p[2] + f)};
-      const Quatx2 local_q{load2(q[0] + f), load2(q[1] + f), load2(q[2] + f), load2(q[3] + f)};
-      const Vec3x2 turned_p = rotate(world_q, local_p);
+      const Quatx2 world_q = load_quat(pq, f);
+      const Vec3x2 turned_p = rotate(world_q, load_vec(p, f));
       store2(p[0] + f, load2(pp[0] + f) + turned_p.x);
       store2(p[1] + f, load2(pp[1] + f) + turned_p.y);
       store2(p[2] + f, load2(pp[2] + f) + turned_p.z);
-      const Quatx2 product = world_q * local_q;
-      store2(q[0] + f, product.w);
-      store2(q[1] + f, product.x);
-      store2(q[2] + f, product.y);
-      store2(q[3] + f, product.z);
+      store_quat(q, f, world_q * load_quat(q, f));
     }
   }
 }

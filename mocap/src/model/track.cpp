@@ -125,10 +125,8 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
     // and data written and read back must stay bit for bit the same.
     if (!position_only_) {
       orientations_.insert(orientations_.end(), orientations, orientations + accepted);
-    }
-    if (!position_only_ && renormalise) {
       Quat* const stored = orientations_.data() + start;
-      for (std::size_t i = 0; i < accepted; ++i) {
+      for (std::size_t i = 0; renormalise && i < accepted; ++i) {
         const double length = norm(stored[i]);
         stored[i] = std::fabs(length - 1.0) <= 1e-15 ? stored[i] : stored[i] * (1.0 / length);
       }
