@@ -3,12 +3,99 @@
 
 #include <odemocap/interpolation.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
 namespace odemocap {
+
+/// The indices of a track's valid samples, ascending: a view into the track (valid while the
+/// track is alive and unchanged), indexable and iterable like a vector. A track without gaps
+/// stores no index (sample k is valid sample k); one with gaps keeps an array.
+class ValidIndices {
+public:
+  /// A random-access iterator over the indices (by value: there may be no array behind them).
+  class iterator {
+  public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = std::size_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = std::size_t;
+
+    iterator() = default;
+    iterator(const std::size_t* index, std::size_t k) : index_(index), k_(k) {}
+    std::size_t operator*() const { return index_ != nullptr ? index_[k_] : k_; }
+    std::size_t operator[](difference_type n) const { return *(*this + n); }
+    iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    iterator& operator--() {
+      --k_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++k_;
+      return old;
+    }
+    iterator operator--(int) {
+      iterator old = *this;
+      --k_;
+      return old;
+    }
+    iterator& operator+=(difference_type n) {
+      k_ += static_cast<std::size_t>(n);
+      return *this;
+    }
+    iterator& operator-=(difference_type n) {
+      k_ -= static_cast<std::size_t>(n);
+      return *this;
+    }
+    friend iterator operator+(iterator i, difference_type n) { return i += n; }
+    friend iterator operator+(difference_type n, iterator i) { return i += n; }
+    friend iterator operator-(iterator i, difference_type n) { return i -= n; }
+    friend difference_type operator-(iterator a, iterator b) {
+      return static_cast<difference_type>(a.k_) - static_cast<difference_type>(b.k_);
+    }
+    friend bool operator==(iterator a, iterator b) { return a.k_ == b.k_; }
+    friend bool operator!=(iterator a, iterator b) { return a.k_ != b.k_; }
+    friend bool operator<(iterator a, iterator b) { return a.k_ < b.k_; }
+    friend bool operator>(iterator a, iterator b) { return a.k_ > b.k_; }
+    friend bool operator<=(iterator a, iterator b) { return a.k_ <= b.k_; }
+    friend bool operator>=(iterator a, iterator b) { return a.k_ >= b.k_; }
+
+  private:
+    const std::size_t* index_ = nullptr;
+    std::size_t k_ = 0;
+  };
+  using const_iterator = iterator;
+
+  /// `count` indices: index[0..count) when `index` is given, else 0..count - 1.
+  ValidIndices(const std::size_t* index, std::size_t count) : index_(index), count_(count) {}
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  /// Sample index of valid sample k (k < size()).
+  std::size_t operator[](std::size_t k) const { return index_ != nullptr ? index_[k] : k; }
+  std::size_t front() const { return (*this)[0]; }
+  std::size_t back() const { return (*this)[count_ - 1]; }
+  iterator begin() const { return {index_, 0}; }
+  iterator end() const { return {index_, count_}; }
+
+  friend bool operator==(const ValidIndices& a, const ValidIndices& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator!=(const ValidIndices& a, const ValidIndices& b) { return !(a == b); }
+
+private:
+  const std::size_t* index_;
+  std::size_t count_;
+};
 
 /// One rigid body's samples over time, stored as contiguous arrays (structure of arrays).
 ///
@@ -41,7 +128,7 @@ public:
   /// Number of samples, valid or not.
   std::size_t size() const { return times_.size(); }
   /// Number of valid samples.
-  std::size_t valid_count() const { return valid_index_.size(); }
+  std::size_t valid_count() const { return valid_count_; }
   bool empty() const { return times_.empty(); }
 
   /// Time of sample i (s).
@@ -65,8 +152,10 @@ public:
   const std::vector<Quat>& orientations() const { return orientations_; }
   /// Validity per sample (1 valid, 0 gap).
   const std::vector<std::uint8_t>& valid_flags() const { return valid_; }
-  /// Indices of the valid samples, ascending.
-  const std::vector<std::size_t>& valid_indices() const { return valid_index_; }
+  /// Indices of the valid samples, ascending (a view: see ValidIndices).
+  ValidIndices valid_indices() const {
+    return {dense_ ? nullptr : valid_index_.data(), valid_count_};
+  }
 
   /// Time of the first and last sample (s); throws MocapError on an empty track.
   double start_time() const;
@@ -143,8 +232,11 @@ private:
   std::vector<Vec3> positions_;
   std::vector<Quat> orientations_;
   std::vector<std::uint8_t> valid_;
-  /// Indices of the valid samples, ascending; interpolation runs over these.
+  /// Indices of the valid samples, ascending, once the track has a gap (empty while dense_:
+  /// sample k is then valid sample k, and 8 bytes a sample are saved); interpolation runs over
+  /// these.
   std::vector<std::size_t> valid_index_;
+  std::size_t valid_count_ = 0;
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
   /// Times of the first and last valid samples, kept by append(): sample() reads them without
@@ -153,7 +245,7 @@ private:
   double last_valid_time_ = 0.0;
   double front_time_ = 0.0; ///< times_.front(), kept beside the hot fields
   double back_time_ = 0.0;  ///< times_.back()
-  /// Every sample is valid: sample indices are valid indices, no indirection needed.
+  /// Every sample is valid: sample indices are valid indices, no index stored or read.
   bool dense_ = true;
   std::size_t flips_ = 0;
   std::size_t first_flip_ = 0;

@@ -15,8 +15,8 @@ namespace {
 /// of the rates of the valid intervals on both sides, one-sided at the ends.
 /// `rate(i, j, dt)` is the constant rate from sample i to sample j over dt seconds.
 template <class IntervalRate>
-Vec3 knot_velocity(const std::vector<std::size_t>& valid, const std::vector<double>& times,
-                   std::size_t k, IntervalRate rate) {
+Vec3 knot_velocity(const ValidIndices& valid, const std::vector<double>& times, std::size_t k,
+                   IntervalRate rate) {
   const auto interval = [&](std::size_t a) {
     return rate(valid[a], valid[a + 1], times[valid[a + 1]] - times[valid[a]]);
   };
@@ -65,7 +65,9 @@ void Track::reserve(std::size_t n) {
     orientations_.reserve(n);
   }
   valid_.reserve(n);
-  valid_index_.reserve(n);
+  if (!dense_) {
+    valid_index_.reserve(n);
+  }
 }
 
 void Track::check_time(double time) const {
@@ -118,7 +120,7 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
   }
   if (accepted > 0) {
     const std::size_t start = times_.size();
-    const std::size_t valid_before = valid_index_.size();
+    const std::size_t valid_before = valid_count_;
     times_.insert(times_.end(), times, times + accepted);
     positions_.insert(positions_.end(), positions, positions + accepted);
     // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it,
@@ -132,10 +134,13 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
       }
     }
     valid_.insert(valid_.end(), accepted, 1);
-    valid_index_.resize(valid_before + accepted);
-    std::size_t* const index = valid_index_.data() + valid_before;
-    for (std::size_t i = 0; i < accepted; ++i) {
-      index[i] = start + i;
+    valid_count_ += accepted;
+    if (!dense_) {
+      valid_index_.resize(valid_count_);
+      std::size_t* const index = valid_index_.data() + valid_before;
+      for (std::size_t i = 0; i < accepted; ++i) {
+        index[i] = start + i;
+      }
     }
     // The ends of the time base and the valid samples' span, once per call (the O(1)
     // interval guess's scale is a division).
@@ -143,9 +148,8 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
     back_time_ = times[accepted - 1];
     first_valid_time_ = valid_before == 0 ? times[0] : first_valid_time_;
     last_valid_time_ = times[accepted - 1];
-    if (valid_index_.size() > 1) {
-      index_scale_ = static_cast<double>(valid_index_.size() - 1) /
-                     (last_valid_time_ - first_valid_time_);
+    if (valid_count_ > 1) {
+      index_scale_ = static_cast<double>(valid_count_ - 1) / (last_valid_time_ - first_valid_time_);
     }
   }
   if (accepted < count) {
@@ -197,7 +201,14 @@ void Track::scale_positions(double factor) {
 
 void Track::append_gap(double time) {
   check_time(time);
-  dense_ = false;
+  if (dense_) { // every sample so far is valid: the index they did without
+    valid_index_.reserve(times_.capacity()); // what reserve() asked for, as for the samples
+    valid_index_.resize(valid_count_);
+    for (std::size_t i = 0; i < valid_count_; ++i) {
+      valid_index_[i] = i;
+    }
+    dense_ = false;
+  }
   keep_ends(time);
   times_.push_back(time);
   positions_.push_back({});
@@ -209,22 +220,23 @@ void Track::append_gap(double time) {
 
 std::size_t Track::make_continuous() {
   std::size_t negated = 0;
-  if (valid_index_.empty() || position_only_) {
+  if (valid_count_ == 0 || position_only_) {
     return 0;
   }
-  Quat previous_raw = orientations_[valid_index_[0]];
-  for (std::size_t k = 1; k < valid_index_.size(); ++k) {
-    Quat& q = orientations_[valid_index_[k]];
+  const ValidIndices valid = valid_indices();
+  Quat previous_raw = orientations_[valid[0]];
+  for (std::size_t k = 1; k < valid.size(); ++k) {
+    Quat& q = orientations_[valid[k]];
     const Quat raw = q;
     // Sign changes in the data as it was (one stored -q sample is two of them)...
     if (dot(raw, previous_raw) < 0.0) {
-      first_flip_ = flips_ == 0 ? valid_index_[k] : first_flip_;
-      last_flip_ = valid_index_[k];
+      first_flip_ = flips_ == 0 ? valid[k] : first_flip_;
+      last_flip_ = valid[k];
       ++flips_;
     }
     previous_raw = raw;
     // ...and the negations that make the stored samples continuous.
-    if (dot(q, orientations_[valid_index_[k - 1]]) < 0.0) {
+    if (dot(q, orientations_[valid[k - 1]]) < 0.0) {
       q = -q;
       ++negated;
     }
@@ -233,17 +245,17 @@ std::size_t Track::make_continuous() {
 }
 
 std::size_t Track::interval_guess(double t) const {
-  const std::size_t last = valid_index_.size() - 1;
+  const std::size_t last = valid_count_ - 1;
   const double guess = (t - first_valid_time_) * index_scale_; // = last / span, kept by append()
   return static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(last - 1)));
 }
 
 std::size_t Track::interval_index(double t) const {
-  // Index k into valid_index_ with time(valid k) <= t < time(valid k+1). A guess from the mean
-  // spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter and
-  // a binary search covers everything else (O(log n)).
+  // Index k of the valid samples with time(valid k) <= t < time(valid k+1). A guess from the
+  // mean spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter
+  // and a binary search covers everything else (O(log n)).
   std::size_t k = interval_guess(t);
-  if (dense_) { // valid k is sample k: one load less on the path to the interval
+  if (dense_) { // valid k is sample k: no index to read
     for (int step = 0; step < 4; ++step) {
       if (times_[k] > t) {
         --k;
@@ -253,6 +265,8 @@ std::size_t Track::interval_index(double t) const {
         return k;
       }
     }
+    const auto it = std::upper_bound(times_.begin(), times_.end(), t);
+    return static_cast<std::size_t>(it - times_.begin()) - 1;
   }
   const auto valid_time = [this](std::size_t v) { return times_[valid_index_[v]]; };
   for (int step = 0; step < 4; ++step) {
@@ -304,7 +318,7 @@ double Track::wrap(double t, OutOfRange out_of_range) const {
 }
 
 void Track::prefetch(double t, OutOfRange out_of_range) const {
-  if (valid_index_.size() < 2 || !std::isfinite(t)) {
+  if (valid_count_ < 2 || !std::isfinite(t)) {
     return;
   }
   t = wrap(t, out_of_range);
@@ -332,15 +346,15 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
     throw MocapError("track '" + name_ + "': sample time must be finite, got " +
                      detail::describe(t));
   }
-  if (valid_index_.empty()) {
+  if (valid_count_ == 0) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
   t = wrap(t, out_of_range);
   if (t <= first_valid_time_) {
-    return pose(valid_index_.front());
+    return pose(valid_indices().front());
   }
   if (t >= last_valid_time_) {
-    return pose(valid_index_.back());
+    return pose(valid_indices().back());
   }
   const std::size_t k = interval_index(t);
   const std::size_t i = dense_ ? k : valid_index_[k];
@@ -357,16 +371,16 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   const auto angular = [this](std::size_t a, std::size_t b, double dt) {
     return detail::geodesic_rate(orientations_[a], orientations_[b], 1.0 / dt);
   };
+  const ValidIndices valid = valid_indices();
   const Vec3 position =
-      hermite(positions_[i], knot_velocity(valid_index_, times_, k, linear), positions_[j],
-              knot_velocity(valid_index_, times_, k + 1, linear), duration, u);
+      hermite(positions_[i], knot_velocity(valid, times_, k, linear), positions_[j],
+              knot_velocity(valid, times_, k + 1, linear), duration, u);
   if (position_only_) {
     return {position, k_identity_};
   }
-  return {position,
-          spherical_cubic(orientations_[i], knot_velocity(valid_index_, times_, k, angular),
-                          orientations_[j], knot_velocity(valid_index_, times_, k + 1, angular),
-                          duration, u)};
+  return {position, spherical_cubic(orientations_[i], knot_velocity(valid, times_, k, angular),
+                                    orientations_[j], knot_velocity(valid, times_, k + 1, angular),
+                                    duration, u)};
 }
 
 } // namespace odemocap

@@ -289,6 +289,79 @@ TEST(Track, AppendingArraysIsAppendingEachSample) {
   }
 }
 
+TEST(Track, ValidIndicesAndSamplesAgreeWithAScanWithOrWithoutGaps) {
+  // A track without gaps stores no index (sample k is valid sample k) and builds one at its
+  // first gap. Random tracks, gap-free or with gaps anywhere (first, last, in runs), with times
+  // from regular to wildly irregular (the interval guess and its walk fail; the binary search
+  // finds it): the indices must be the samples whose valid() is true, and every interpolated
+  // pose the one a linear scan of those samples gives.
+  Random rnd(41);
+  for (int trial = 0; trial < 200; ++trial) {
+    const double gap_chance = trial % 3 == 0 ? 0.0 : rnd.uniform(0.0, 0.5);
+    const double irregular = trial % 2 == 0 ? 0.0 : rnd.uniform(0.0, 4.0); // log10 spread
+    const auto n = static_cast<std::size_t>(rnd.uniform(1, 120));
+    Track track("random");
+    std::vector<double> times;
+    std::vector<Pose> poses;
+    std::vector<bool> valid;
+    double t = rnd.uniform(-3, 3);
+    for (std::size_t i = 0; i < n; ++i) {
+      t += 0.01 * std::pow(10.0, rnd.uniform(-irregular, 0.0));
+      times.push_back(t);
+      valid.push_back(!(rnd.uniform(0, 1) < gap_chance));
+      poses.push_back(
+          {{rnd.uniform(-2, 2), rnd.uniform(-2, 2), rnd.uniform(-2, 2)}, rnd.rotation()});
+      if (valid.back()) {
+        track.append(t, poses.back());
+      } else {
+        track.append_gap(t);
+      }
+    }
+    track.make_continuous();
+    std::vector<std::size_t> expected;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(track.valid(i), valid[i]);
+      if (valid[i]) {
+        expected.push_back(i);
+      }
+    }
+    const ValidIndices indices = track.valid_indices();
+    ASSERT_EQ(track.valid_count(), expected.size());
+    ASSERT_EQ(indices.size(), expected.size());
+    ASSERT_TRUE(std::equal(indices.begin(), indices.end(), expected.begin(), expected.end()));
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      ASSERT_EQ(indices[k], expected[k]);
+      ASSERT_EQ(*(indices.begin() + static_cast<std::ptrdiff_t>(k)), expected[k]);
+    }
+    if (expected.empty()) {
+      EXPECT_THROW(track.sample(t), MocapError);
+      continue;
+    }
+    ASSERT_EQ(indices.front(), expected.front());
+    ASSERT_EQ(indices.back(), expected.back());
+    for (int probe = 0; probe < 40; ++probe) {
+      const double at = rnd.uniform(times.front() - 0.01, times.back() + 0.01);
+      // The reference: the last valid sample at or before `at` and the next valid one.
+      std::size_t a = expected.front(), b = expected.front();
+      for (std::size_t i : expected) {
+        if (times[i] <= at) {
+          a = b = i;
+        } else {
+          b = i;
+          break;
+        }
+      }
+      Vec3 p = poses[a].p;
+      if (a != b) {
+        const double u = (at - times[a]) / (times[b] - times[a]);
+        p = poses[a].p + (poses[b].p - poses[a].p) * u;
+      }
+      ASSERT_TRUE(near_vec(track.sample(at).p, p, 1e-12)) << trial << " " << at;
+      ASSERT_TRUE(is_finite(track.sample(at, Interp::Cubic).p));
+    }
+  }
+}
+
 TEST(Track, AppendingArraysRefusesTheFirstBadSampleAndKeepsThoseBefore) {
   // A bad sample inside the run: the samples before it are appended, the error is the one
   // appending them one by one gives, and nothing after it is appended.
