@@ -106,8 +106,10 @@ public:
   /// body or one of another world.
   void guard(dBodyID body);
   void unguard(dBodyID body);
-  /// Guards a static geom (no body) of the space: a sphere, capsule or box. Throws PluginError
-  /// for a null geom, a geom with a body, or another class.
+  /// Guards a static geom (no body) of the space: a sphere, capsule, box or plane (a floor or
+  /// a wall: a ball driven into it stops at its surface instead of deep in it, where ODE's
+  /// error reduction would throw it back out). Throws PluginError for a null geom, a geom with
+  /// a body, or another class.
   void guard_static(dGeomID geom);
   void unguard_static(dGeomID geom);
 

@@ -75,7 +75,7 @@ Vec3 step_spin(dBodyID body, double h) {
 /// A geom the guard sweeps against: its shape in its own frame, its pose and motion now
 /// (world; zero motion for a static geom).
 struct Target {
-  int kind = -1; ///< dSphereClass, dCapsuleClass or dBoxClass
+  int kind = -1; ///< dSphereClass, dCapsuleClass, dBoxClass or dPlaneClass (static only)
   Pose pose;
   Vec3 velocity; ///< of the geom's origin (m/s)
   Vec3 spin;     ///< rad/s: of the frame the sweep runs in (the body's; none for a sphere)
@@ -89,6 +89,20 @@ struct Target {
 /// for a class the guard cannot sweep against.
 bool locate_target(dGeomID geom, Target& t) {
   t.kind = dGeomGetClass(geom);
+  if (t.kind == dPlaneClass) {
+    // Not placeable: its frame is made here, the origin on the plane nearest the world's and
+    // local z along the normal, so that the solid is z <= 0. No body, no motion.
+    dVector4 plane;
+    dGeomPlaneGetParams(geom, plane);
+    const Vec3 n{plane[0], plane[1], plane[2]};
+    const double length = norm(n);
+    if (!(length > 0.0) || !std::isfinite(length) || !std::isfinite(plane[3])) {
+      return false;
+    }
+    t.pose = {n * (plane[3] / (length * length)), from_to({0, 0, 1}, n * (1.0 / length))};
+    t.bound = INFINITY;
+    return true;
+  }
   t.pose.p = vec3_from_ode(dGeomGetPosition(geom));
   const dBodyID body = dGeomGetBody(geom);
   if (body != nullptr) {
@@ -124,6 +138,9 @@ bool locate_target(dGeomID geom, Target& t) {
 /// The rest, for a target that passed the cull: its orientation and the spin of the frame the
 /// sweep runs in.
 void orient_target(dGeomID geom, double h, Target& t) {
+  if (t.kind == dPlaneClass) {
+    return; // oriented by locate_target()
+  }
   dQuaternion q;
   dGeomGetQuaternion(geom, q);
   t.pose.q = quat_from_ode(q);
@@ -155,6 +172,7 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
   case dCapsuleClass:
     return detail::sweep_sphere_capsule(c, r, d, {0, 0, -t.half_length}, {0, 0, t.half_length},
                                         t.radius);
+  case dPlaneClass: return detail::sweep_sphere_half_space(c, r, d);
   default: return detail::sweep_sphere_centred_box(c, r, d, t.half);
   }
 }
@@ -166,6 +184,10 @@ std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double
   switch (t.kind) {
   case dSphereClass: {
     const auto hit = detail::sweep_sphere_sphere(c, r, d, {}, t.radius);
+    return hit ? std::optional<double>(hit->t) : std::nullopt;
+  }
+  case dPlaneClass: {
+    const auto hit = detail::sweep_sphere_half_space(c, r, d);
     return hit ? std::optional<double>(hit->t) : std::nullopt;
   }
   case dCapsuleClass: {
@@ -207,12 +229,15 @@ struct BallHit {
 /// than the best hit so far, is passed over, and otherwise its halves are tried, the front half
 /// first (among equal times the frontmost sphere wins, as when swept one by one).
 void first_touch(const Target& t, const Swept& g, const SegmentPath& path, std::size_t lo,
-                 std::size_t hi, std::optional<BallHit>& best) {
+                 std::size_t hi, const std::vector<char>* skip, std::optional<BallHit>& best) {
   const double u = 0.5 * (g.fraction(lo) + g.fraction(hi));
   const double spread = 0.5 * (g.fraction(hi) - g.fraction(lo)) * path.stretch;
   const Vec3 c0 = path.front0 + u * path.axis0;
   const Vec3 c1 = path.front1 + u * path.axis1;
   if (lo == hi) {
+    if (skip != nullptr && (*skip)[lo] != 0) {
+      return;
+    }
     const auto hit = sweep(t, c0, g.radius, c1 - c0);
     if (hit && (!best || hit->t < best->hit.t)) {
       best = BallHit{lo, *hit, c0, c1};
@@ -224,8 +249,8 @@ void first_touch(const Target& t, const Swept& g, const SegmentPath& path, std::
     return;
   }
   const std::size_t mid = lo + (hi - lo) / 2;
-  first_touch(t, g, path, lo, mid, best);
-  first_touch(t, g, path, mid + 1, hi, best);
+  first_touch(t, g, path, lo, mid, skip, best);
+  first_touch(t, g, path, mid + 1, hi, skip, best);
 }
 
 bool bits_allow(dGeomID a, dGeomID b) {
@@ -508,6 +533,7 @@ struct SweepGuard::Scratch {
   std::vector<Pose> body_poses; ///< per sub-step: the swept body's pose
   std::vector<std::pair<Vec3, Vec3>> ends; ///< per sub-step: a geom's front and its axis
   std::vector<char> ends_known;
+  std::vector<char> skip;              ///< per sphere of a geom touching its target now
   std::deque<dJointFeedback> feedback; ///< stable addresses for ODE to write into
   std::vector<Pending> pending;
   std::vector<ImpulseRow> rows;
@@ -555,9 +581,9 @@ void SweepGuard::guard_static(dGeomID geom) {
     throw PluginError("SweepGuard::guard_static: the geom is null or has a body (guard the body)");
   }
   const int kind = dGeomGetClass(geom);
-  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass) {
-    throw PluginError("SweepGuard::guard_static: only sphere, capsule and box geoms can be "
-                      "guarded, got geom class " +
+  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass && kind != dPlaneClass) {
+    throw PluginError("SweepGuard::guard_static: only sphere, capsule, box and plane geoms can "
+                      "be guarded, got geom class " +
                       std::to_string(kind));
   }
   if (std::find(statics_.begin(), statics_.end(), geom) == statics_.end()) {
@@ -885,6 +911,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     x.ends_known.assign(static_cast<std::size_t>(k_steps) + 1, 0);
     FirstTouch first;
     std::size_t first_ball = 0;
+    const std::vector<char>* skip = nullptr; // spheres left to discrete collision
     // Sub-steps k0..k1 at once first: the chords from instant k0 to k1 stray from the
     // sub-steps' chords (which join points of the path) by no more than from the path,
     // chord_error of their span, so the geom as one sphere grown by that and swept along them
@@ -905,7 +932,7 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
         return self(self, k0, mid) || self(self, mid, k1);
       }
       std::optional<BallHit> best;
-      first_touch(target, g, path_between(g, k0, k1), 0, g.count - 1, best);
+      first_touch(target, g, path_between(g, k0, k1), 0, g.count - 1, skip, best);
       if (!best) {
         return false;
       }
@@ -923,19 +950,6 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     if (first.s > 1.0) {
       continue;
     }
-    // A pair touching now (a hit at the start) has its contact from discrete collision; on a
-    // box's face the guard still watches that the sphere does not end the step through the
-    // face (after_step()).
-    dContactGeom touching_geom[1];
-    const bool touching =
-        first.s == 0.0 && dCollide(g.geom, other, 1, touching_geom, sizeof(dContactGeom)) > 0;
-    if (touching) {
-      ++stats_.touching;
-      if (target.kind != dBoxClass) {
-        continue;
-      }
-    }
-    first.end = local(k_steps, g.centre(first_ball));
     // The contact: body 1 the target, body 2 the swept body, normal from the swept geom into
     // the target (ODE's normal points into body 1), placed on the target as it is now (the
     // hit's point and normal in the target's frame, taken back to its pose now). In that frame
@@ -950,64 +964,127 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     // -e (v - motionN) + motionN), which would take (1 + e) gap / h off the rebound: there
     // motionN stays 0 and the rebound is the one the approach speed calls for, given in this
     // step rather than at the touch.
-    const Vec3 local_normal = -1.0 * first.hit.normal;
-    const double gap = std::max(0.0, dot(first.at_hit - first.start, local_normal));
-    const double travel = dot(first.end - first.start, local_normal);
-    const Vec3 normal = rotate(target.pose.q, local_normal);
-    // ODE takes one point for both bodies' lever arms. On a dynamic target, the hit's point on
-    // its surface now. On a static one the lever arm that matters is the moving body's: the
-    // point of its sphere that leads along the normal now, not where the sphere will be (a
-    // lever arm reaching ahead to the touch would let the solver spin a ball instead of
-    // stopping it).
-    const Vec3 point = moves_freely(other_body)
-                           ? target.pose.p + rotate(target.pose.q, first.hit.point)
-                           : x.body_poses[0].p + rotate(x.body_poses[0].q, g.centre(first_ball)) +
-                                 g.radius * rotate(target.pose.q, local_normal);
-    Pending pending;
-    pending.body1 = other_body;
-    pending.body2 = body;
-    pending.local1 = to_local(other_body, point);
-    pending.local2 = to_local(body, point);
-    pending.normal1 = direction_to_local(other_body, normal);
-    face_of(target, first.hit.normal, pending.face_axis, pending.face_sign);
-    pending.box = other;
-    pending.ball = g.centre(first_ball);
-    pending.ball_radius = g.radius;
-    pending.ball_start = start.p + rotate(start.q, pending.ball);
-    pending.box_start = target.pose;
-    if (touching) {
+    struct Hit {
+      Vec3 normal; ///< world
+      Vec3 point;  ///< world
+      double gap = 0.0;
+      double travel = 0.0;
+      Pending pending;
+    };
+    const auto hit_of = [&](FirstTouch f, std::size_t ball) {
+      f.end = local(k_steps, g.centre(ball));
+      const Vec3 local_normal = -1.0 * f.hit.normal;
+      Hit out;
+      out.gap = std::max(0.0, dot(f.at_hit - f.start, local_normal));
+      out.travel = dot(f.end - f.start, local_normal);
+      out.normal = rotate(target.pose.q, local_normal);
+      // ODE takes one point for both bodies' lever arms. On a dynamic target, the hit's point
+      // on its surface now. On a static one the lever arm that matters is the moving body's:
+      // the point of its sphere that leads along the normal now, not where the sphere will be
+      // (a lever arm reaching ahead to the touch would let the solver spin a ball instead of
+      // stopping it).
+      out.point = moves_freely(other_body)
+                      ? target.pose.p + rotate(target.pose.q, f.hit.point)
+                      : x.body_poses[0].p + rotate(x.body_poses[0].q, g.centre(ball)) +
+                            g.radius * out.normal;
+      Pending& pending = out.pending;
+      pending.body1 = other_body;
+      pending.body2 = body;
+      pending.local1 = to_local(other_body, out.point);
+      pending.local2 = to_local(body, out.point);
+      pending.normal1 = direction_to_local(other_body, out.normal);
+      face_of(target, f.hit.normal, pending.face_axis, pending.face_sign);
+      pending.box = other;
+      pending.ball = g.centre(ball);
+      pending.ball_radius = g.radius;
+      pending.ball_start = start.p + rotate(start.q, pending.ball);
+      pending.box_start = target.pose;
+      return out;
+    };
+    // A pair touching now (a hit at the start) has its contact from discrete collision; on a
+    // box's face the guard still watches that the sphere does not end the step through the
+    // face (after_step()). The geom's spheres that touch now are discrete collision's, but on
+    // a free body one that does not may still reach the target later in the step (a stick
+    // turning about the end it rests on swings its other end down): the first of those gets
+    // a contact.
+    dContactGeom touching_geom[1];
+    if (first.s == 0.0 && dCollide(g.geom, other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
+      ++stats_.touching;
       if (target.kind == dBoxClass) {
-        x.pending.push_back(pending); // watched: after_step() checks it did not pass
+        x.pending.push_back(hit_of(first, first_ball).pending); // watched
       }
+      if (!moves_freely(body)) {
+        continue; // a captured body's path does not change: its first touch decides
+      }
+      x.skip.resize(g.count);
+      for (std::size_t i = 0; i < g.count; ++i) {
+        x.skip[i] = sweep(target, local(0, g.centre(i)), g.radius, {}) ? 1 : 0;
+      }
+      skip = &x.skip;
+      first = FirstTouch{};
+      first_in(first_in, 0, k_steps);
+      skip = nullptr;
+      if (first.s > 1.0) {
+        continue;
+      }
+    }
+    const auto add_contact = [&](const FirstTouch& f, std::size_t ball) {
+      const Hit hit = hit_of(f, ball);
+      const Vec3& normal = hit.normal;
+      const Vec3& point = hit.point;
+      Pending pending = hit.pending;
+      dContact contact{};
+      contact.surface = settings_.surface;
+      to_ode(point, contact.geom.pos);
+      to_ode(normal, contact.geom.normal);
+      contact.geom.depth = 0.0;
+      contact.geom.g1 = other;
+      contact.geom.g2 = g.geom;
+      if (settings_.on_contact && !settings_.on_contact(contact)) {
+        ++stats_.refused;
+        return;
+      }
+      const bool bounces = (contact.surface.mode & dContactBounce) != 0;
+      const double closing_now =
+          dot(normal, point_velocity(other_body, point) - point_velocity(body, point));
+      contact.surface.mode |= dContactMotionN;
+      contact.surface.motionN = bounces ? 0.0 : (hit.travel - hit.gap) / h + closing_now;
+      const dJointID joint = dJointCreateContact(world_, contacts_, &contact);
+      dJointAttach(joint, other_body, body);
+      if (!bounces) {
+        x.feedback.emplace_back();
+        dJointSetFeedback(joint, &x.feedback.back());
+        pending.feedback = &x.feedback.back();
+      }
+      x.pending.push_back(pending);
+      contacts_made_.push_back({joint, other, g.geom, point, normal, hit.gap});
+      ++stats_.speculative_contacts;
+      ++added_;
+    };
+    add_contact(first, first_ball);
+    // A free body that the contact turns (a thrown stick whose end strikes) swings its other
+    // end along an arc no single contact's row, linear in the step, holds back: each end of a
+    // capsule that reaches the target in the step gets a contact of its own as well.
+    if (!moves_freely(body) || g.count < 2) {
       continue;
     }
-    dContact contact{};
-    contact.surface = settings_.surface;
-    to_ode(point, contact.geom.pos);
-    to_ode(normal, contact.geom.normal);
-    contact.geom.depth = 0.0;
-    contact.geom.g1 = other;
-    contact.geom.g2 = g.geom;
-    if (settings_.on_contact && !settings_.on_contact(contact)) {
-      ++stats_.refused;
-      continue;
+    for (const std::size_t end : {std::size_t{0}, g.count - 1}) {
+      if (end == first_ball) {
+        continue;
+      }
+      x.skip.assign(g.count, 1);
+      x.skip[end] = 0;
+      if (sweep(target, local(0, g.centre(end)), g.radius, {})) {
+        continue; // touching now: discrete collision's
+      }
+      skip = &x.skip;
+      first = FirstTouch{};
+      first_in(first_in, 0, k_steps);
+      skip = nullptr;
+      if (first.s <= 1.0) {
+        add_contact(first, end);
+      }
     }
-    const bool bounces = (contact.surface.mode & dContactBounce) != 0;
-    const double closing_now =
-        dot(normal, point_velocity(other_body, point) - point_velocity(body, point));
-    contact.surface.mode |= dContactMotionN;
-    contact.surface.motionN = bounces ? 0.0 : (travel - gap) / h + closing_now;
-    const dJointID joint = dJointCreateContact(world_, contacts_, &contact);
-    dJointAttach(joint, other_body, body);
-    if (!bounces) {
-      x.feedback.emplace_back();
-      dJointSetFeedback(joint, &x.feedback.back());
-      pending.feedback = &x.feedback.back();
-    }
-    x.pending.push_back(pending);
-    contacts_made_.push_back({joint, other, g.geom, point, normal, gap});
-    ++stats_.speculative_contacts;
-    ++added_;
   }
 }
 

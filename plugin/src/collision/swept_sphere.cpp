@@ -73,6 +73,17 @@ std::optional<SweepHit> sweep_sphere_sphere(const Vec3& c, double r, const Vec3&
   return hit_at(*t, c + *t * d, s, radius);
 }
 
+std::optional<SweepHit> sweep_sphere_half_space(const Vec3& c, double r, const Vec3& d) {
+  if (c.z <= r) {
+    return SweepHit{0.0, {c.x, c.y, 0.0}, {0, 0, 1}};
+  }
+  if (!(d.z < 0.0) || c.z - r > -d.z) {
+    return std::nullopt; // moving away, along, or not far enough
+  }
+  const double t = (c.z - r) / -d.z;
+  return SweepHit{t, {c.x + t * d.x, c.y + t * d.y, 0.0}, {0, 0, 1}};
+}
+
 std::optional<SweepHit> sweep_sphere_capsule(const Vec3& c, double r, const Vec3& d, const Vec3& a,
                                              const Vec3& b, double radius) {
   const double reach = r + radius;

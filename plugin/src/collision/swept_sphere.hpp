@@ -13,6 +13,7 @@
 // - convex polygon (triangle, box face): its plane pushed out by r along the normal facing the
 //   centre, hit inside the polygon, else the polygon's edges as capsules of radius r (their
 //   ends are the vertices); again the earliest candidate;
+// - half-space below the plane z = 0: that plane pushed up by r;
 // - box: where the ray enters the box grown by r (slabs) says what the rounded box is there: in
 //   front of one face only, that face pushed out by r (the hit is the entry); beyond two
 //   faces' planes, the cylinder about their common edge; beyond three, the sphere about their
@@ -54,6 +55,11 @@ struct BoxEntry {
   int axis = -1; ///< the axis of the face it enters through
 };
 std::optional<BoxEntry> enter_box(const Vec3& c, const Vec3& d, const Vec3& half);
+
+/// The half-space z <= 0 (a plane through the origin, normal +z, solid below): first touch
+/// where the centre comes within r of the plane; a centre already within r of it, or below
+/// it (inside the solid), hits at t = 0.
+std::optional<SweepHit> sweep_sphere_half_space(const Vec3& c, double r, const Vec3& d);
 
 /// A box of half extents `half` (m) centred at the origin, its edges along the axes.
 std::optional<SweepHit> sweep_sphere_centred_box(const Vec3& c, double r, const Vec3& d,
