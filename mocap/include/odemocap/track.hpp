@@ -128,7 +128,7 @@ public:
   /// Number of samples, valid or not.
   std::size_t size() const { return times_.size(); }
   /// Number of valid samples.
-  std::size_t valid_count() const { return valid_count_; }
+  std::size_t valid_count() const { return dense_ ? times_.size() : valid_index_.size(); }
   bool empty() const { return times_.empty(); }
 
   /// Time of sample i (s).
@@ -154,7 +154,7 @@ public:
   const std::vector<std::uint8_t>& valid_flags() const { return valid_; }
   /// Indices of the valid samples, ascending (a view: see ValidIndices).
   ValidIndices valid_indices() const {
-    return {dense_ ? nullptr : valid_index_.data(), valid_count_};
+    return {dense_ ? nullptr : valid_index_.data(), valid_count()};
   }
 
   /// Time of the first and last sample (s); throws MocapError on an empty track.
@@ -236,7 +236,6 @@ private:
   /// sample k is then valid sample k, and 8 bytes a sample are saved); interpolation runs over
   /// these.
   std::vector<std::size_t> valid_index_;
-  std::size_t valid_count_ = 0;
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
   /// Times of the first and last valid samples, kept by append(): sample() reads them without

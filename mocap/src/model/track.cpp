@@ -120,7 +120,7 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
   }
   if (accepted > 0) {
     const std::size_t start = times_.size();
-    const std::size_t valid_before = valid_count_;
+    const std::size_t valid_before = valid_count();
     times_.insert(times_.end(), times, times + accepted);
     positions_.insert(positions_.end(), positions, positions + accepted);
     // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it,
@@ -134,9 +134,8 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
       }
     }
     valid_.insert(valid_.end(), accepted, 1);
-    valid_count_ += accepted;
     if (!dense_) {
-      valid_index_.resize(valid_count_);
+      valid_index_.resize(valid_before + accepted);
       std::size_t* const index = valid_index_.data() + valid_before;
       for (std::size_t i = 0; i < accepted; ++i) {
         index[i] = start + i;
@@ -148,8 +147,9 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
     back_time_ = times[accepted - 1];
     first_valid_time_ = valid_before == 0 ? times[0] : first_valid_time_;
     last_valid_time_ = times[accepted - 1];
-    if (valid_count_ > 1) {
-      index_scale_ = static_cast<double>(valid_count_ - 1) / (last_valid_time_ - first_valid_time_);
+    if (valid_count() > 1) {
+      index_scale_ =
+          static_cast<double>(valid_count() - 1) / (last_valid_time_ - first_valid_time_);
     }
   }
   if (accepted < count) {
@@ -203,8 +203,8 @@ void Track::append_gap(double time) {
   check_time(time);
   if (dense_) { // every sample so far is valid: the index they did without
     valid_index_.reserve(times_.capacity()); // what reserve() asked for, as for the samples
-    valid_index_.resize(valid_count_);
-    for (std::size_t i = 0; i < valid_count_; ++i) {
+    valid_index_.resize(times_.size());
+    for (std::size_t i = 0; i < times_.size(); ++i) {
       valid_index_[i] = i;
     }
     dense_ = false;
@@ -220,7 +220,7 @@ void Track::append_gap(double time) {
 
 std::size_t Track::make_continuous() {
   std::size_t negated = 0;
-  if (valid_count_ == 0 || position_only_) {
+  if (valid_count() == 0 || position_only_) {
     return 0;
   }
   const ValidIndices valid = valid_indices();
@@ -245,7 +245,7 @@ std::size_t Track::make_continuous() {
 }
 
 std::size_t Track::interval_guess(double t) const {
-  const std::size_t last = valid_count_ - 1;
+  const std::size_t last = valid_count() - 1;
   const double guess = (t - first_valid_time_) * index_scale_; // = last / span, kept by append()
   return static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(last - 1)));
 }
@@ -318,7 +318,7 @@ double Track::wrap(double t, OutOfRange out_of_range) const {
 }
 
 void Track::prefetch(double t, OutOfRange out_of_range) const {
-  if (valid_count_ < 2 || !std::isfinite(t)) {
+  if (valid_count() < 2 || !std::isfinite(t)) {
     return;
   }
   t = wrap(t, out_of_range);
@@ -346,7 +346,7 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
     throw MocapError("track '" + name_ + "': sample time must be finite, got " +
                      detail::describe(t));
   }
-  if (valid_count_ == 0) {
+  if (valid_count() == 0) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
   t = wrap(t, out_of_range);
