@@ -106,10 +106,12 @@ public:
   /// body or one of another world.
   void guard(dBodyID body);
   void unguard(dBodyID body);
-  /// Guards a static geom (no body) of the space: a sphere, capsule, box or plane (a floor or
-  /// a wall: a ball driven into it stops at its surface instead of deep in it, where ODE's
-  /// error reduction would throw it back out). Throws PluginError for a null geom, a geom with
-  /// a body, or another class.
+  /// Guards a static geom (no body) of the space: a sphere, capsule, box, plane or trimesh (a
+  /// floor, a wall, a room: a ball driven into it stops at its surface instead of deep in it or
+  /// through it, where ODE's error reduction would throw it back out). A trimesh's triangles
+  /// are read now, in its own frame (move the geom as you like), and again when the geom is
+  /// given other data (dGeomTriMeshSetData). Throws PluginError for a null geom, a geom with a
+  /// body, another class, or a trimesh vertex that is not finite.
   void guard_static(dGeomID geom);
   void unguard_static(dGeomID geom);
 

@@ -4,6 +4,7 @@
 
 #include "collision/chord_error.hpp"
 #include "collision/swept_sphere.hpp"
+#include "collision/triangle_tree.hpp"
 #include "describe.hpp"
 
 #include <algorithm>
@@ -75,19 +76,22 @@ Vec3 step_spin(dBodyID body, double h) {
 /// A geom the guard sweeps against: its shape in its own frame, its pose and motion now
 /// (world; zero motion for a static geom).
 struct Target {
-  int kind = -1; ///< dSphereClass, dCapsuleClass, dBoxClass or dPlaneClass (static only)
+  /// dSphereClass, dCapsuleClass, dBoxClass, or (static only) dPlaneClass or dTriMeshClass
+  int kind = -1;
   Pose pose;
   Vec3 velocity; ///< of the geom's origin (m/s)
   Vec3 spin;     ///< rad/s: of the frame the sweep runs in (the body's; none for a sphere)
   double radius = 0.0;
   double half_length = 0.0; ///< capsule: its axis runs along local z
   Vec3 half;                ///< box half extents
-  double bound = 0.0;       ///< radius of a sphere about the origin holding the shape
+  const detail::TriangleTree* mesh = nullptr; ///< trimesh: its triangles in its frame
+  double bound = 0.0; ///< radius of a sphere about the origin holding the shape
 };
 
 /// What the first cull needs of a target: its shape, and where its origin is and goes. False
-/// for a class the guard cannot sweep against.
-bool locate_target(dGeomID geom, Target& t) {
+/// for a class the guard cannot sweep against, and for a trimesh without `mesh`, its triangles
+/// (those of a guarded static trimesh).
+bool locate_target(dGeomID geom, Target& t, const detail::TriangleTree* mesh = nullptr) {
   t.kind = dGeomGetClass(geom);
   if (t.kind == dPlaneClass) {
     // Not placeable: its frame is made here, the origin on the plane nearest the world's and
@@ -131,6 +135,10 @@ bool locate_target(dGeomID geom, Target& t) {
     t.bound = norm(t.half);
     return true;
   }
+  case dTriMeshClass:
+    t.mesh = mesh;
+    t.bound = mesh != nullptr ? mesh->bound() : 0.0;
+    return mesh != nullptr;
   default: return false;
   }
 }
@@ -173,21 +181,21 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
     return detail::sweep_sphere_capsule(c, r, d, {0, 0, -t.half_length}, {0, 0, t.half_length},
                                         t.radius);
   case dPlaneClass: return detail::sweep_sphere_half_space(c, r, d);
+  case dTriMeshClass: return t.mesh->sweep(c, r, d);
   default: return detail::sweep_sphere_centred_box(c, r, d, t.half);
   }
 }
 
 /// A time no later than a sphere's path first touches the target (in the target's frame),
 /// cheaply: for a box or a capsule where the path enters the box that holds the shape grown by
-/// r; for a sphere the touch itself. Empty when it never does.
+/// r; for a sphere, a plane or a mesh (whose tree culls by boxes itself) the touch itself.
+/// Empty when it never does.
 std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r, const Vec3& d) {
   switch (t.kind) {
-  case dSphereClass: {
-    const auto hit = detail::sweep_sphere_sphere(c, r, d, {}, t.radius);
-    return hit ? std::optional<double>(hit->t) : std::nullopt;
-  }
-  case dPlaneClass: {
-    const auto hit = detail::sweep_sphere_half_space(c, r, d);
+  case dSphereClass:
+  case dPlaneClass:
+  case dTriMeshClass: {
+    const auto hit = sweep(t, c, r, d);
     return hit ? std::optional<double>(hit->t) : std::nullopt;
   }
   case dCapsuleClass: {
@@ -513,6 +521,52 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
 
 } // namespace
 
+/// A guarded static trimesh: its triangles in its own frame, and what they were read from.
+struct StaticMesh {
+  dGeomID geom = nullptr;
+  dTriMeshDataID data = nullptr;
+  int triangles = 0;
+  detail::TriangleTree tree;
+
+  /// Whether the geom still has the data its triangles were read from.
+  bool current() const {
+    return dGeomTriMeshGetTriMeshDataID(geom) == data &&
+           dGeomTriMeshGetTriangleCount(geom) == triangles;
+  }
+  /// Reads the geom's triangles into its own frame. Throws PluginError for a vertex that is
+  /// not finite.
+  static StaticMesh read(dGeomID geom);
+};
+
+StaticMesh StaticMesh::read(dGeomID geom) {
+  StaticMesh m;
+  m.geom = geom;
+  m.data = dGeomTriMeshGetTriMeshDataID(geom);
+  m.triangles = dGeomTriMeshGetTriangleCount(geom);
+  // ODE gives the vertices in the world, placed by the geom's pose now: taken back into its
+  // frame, they hold wherever the geom is put later.
+  dQuaternion q;
+  dGeomGetQuaternion(geom, q);
+  const Quat to_frame = conj(quat_from_ode(q));
+  const Vec3 origin = vec3_from_ode(dGeomGetPosition(geom));
+  std::vector<detail::Triangle> triangles(static_cast<std::size_t>(std::max(m.triangles, 0)));
+  for (int i = 0; i < m.triangles; ++i) {
+    dVector3 v[3];
+    dGeomTriMeshGetTriangle(geom, i, &v[0], &v[1], &v[2]);
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 world = vec3_from_ode(v[k]);
+      if (!is_finite(world)) {
+        throw PluginError("SweepGuard::guard_static: triangle " + std::to_string(i) +
+                          " of the trimesh has a vertex that is not finite");
+      }
+      triangles[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)] =
+          rotate(to_frame, world - origin);
+    }
+  }
+  m.tree = detail::TriangleTree(std::move(triangles));
+  return m;
+}
+
 /// One row of after_step()'s impulse solve.
 struct ImpulseRow {
   const Pending* pending = nullptr;
@@ -542,6 +596,14 @@ struct SweepGuard::Scratch {
   std::vector<dBodyID> movers; ///< dynamic bodies, for static geoms
   std::vector<Dynamic> dynamic; ///< this step's dynamic geoms, once a body needed them
   bool dynamic_ready = false;
+  /// Not scratch: the guarded static trimeshes' triangles, kept from guard_static() on and
+  /// built again when the geom's data changes.
+  std::vector<StaticMesh> meshes;
+  const StaticMesh* mesh_of(dGeomID geom) const {
+    const auto it = std::find_if(meshes.begin(), meshes.end(),
+                                 [geom](const StaticMesh& m) { return m.geom == geom; });
+    return it != meshes.end() ? &*it : nullptr;
+  }
 };
 
 SweepGuard::SweepGuard(dWorldID world, dSpaceID space, dJointGroupID contacts,
@@ -581,18 +643,27 @@ void SweepGuard::guard_static(dGeomID geom) {
     throw PluginError("SweepGuard::guard_static: the geom is null or has a body (guard the body)");
   }
   const int kind = dGeomGetClass(geom);
-  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass && kind != dPlaneClass) {
-    throw PluginError("SweepGuard::guard_static: only sphere, capsule, box and plane geoms can "
-                      "be guarded, got geom class " +
+  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass && kind != dPlaneClass &&
+      kind != dTriMeshClass) {
+    throw PluginError("SweepGuard::guard_static: only sphere, capsule, box, plane and trimesh "
+                      "geoms can be guarded, got geom class " +
                       std::to_string(kind));
   }
-  if (std::find(statics_.begin(), statics_.end(), geom) == statics_.end()) {
-    statics_.push_back(geom);
+  if (std::find(statics_.begin(), statics_.end(), geom) != statics_.end()) {
+    return;
   }
+  if (kind == dTriMeshClass) {
+    scratch_->meshes.push_back(StaticMesh::read(geom));
+  }
+  statics_.push_back(geom);
 }
 
 void SweepGuard::unguard_static(dGeomID geom) {
   statics_.erase(std::remove(statics_.begin(), statics_.end(), geom), statics_.end());
+  auto& meshes = scratch_->meshes;
+  meshes.erase(std::remove_if(meshes.begin(), meshes.end(),
+                              [geom](const StaticMesh& m) { return m.geom == geom; }),
+               meshes.end());
 }
 
 void SweepGuard::after_step() {
@@ -805,6 +876,11 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
 
 void SweepGuard::sweep_into_static(double h) {
   Scratch& x = *scratch_;
+  for (StaticMesh& m : x.meshes) {
+    if (!m.current()) {
+      m = StaticMesh::read(m.geom); // the user gave the geom other data
+    }
+  }
   gather_dynamic(h);
   x.movers.clear();
   for (const Dynamic& d : x.dynamic) {
@@ -832,7 +908,8 @@ void SweepGuard::sweep_into_static(double h) {
 void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   Scratch& x = *scratch_;
   Target target;
-  if (!locate_target(other, target)) {
+  const StaticMesh* mesh = dGeomGetBody(other) == nullptr ? x.mesh_of(other) : nullptr;
+  if (!locate_target(other, target, mesh != nullptr ? &mesh->tree : nullptr)) {
     ++stats_.unsupported;
     return;
   }
