@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <unordered_set>
 
 namespace odemocap {
@@ -413,8 +414,7 @@ struct Culprit {
   std::string joint;
 };
 
-Culprit culprit(const Skeleton& skeleton, std::string_view text, std::size_t frame,
-                std::size_t line) {
+Culprit culprit(const Skeleton& skeleton, std::string_view row, std::size_t frame) {
   Culprit c;
   std::size_t worst = 0;
   double largest = -1.0;
@@ -436,13 +436,6 @@ Culprit culprit(const Skeleton& skeleton, std::string_view text, std::size_t fra
       c.channel = to_string(j.channels[worst - j.first_channel]);
     }
   }
-  // The line's text (only on this error path: a scan from the start is fine).
-  std::size_t start = 0;
-  for (std::size_t l = 1; l < line && start < text.size(); ++l) {
-    const std::size_t next = text.find('\n', start);
-    start = next == std::string_view::npos ? text.size() : next + 1;
-  }
-  const std::string_view row = text.substr(start, text.find('\n', start) - start);
   std::size_t at = 0;
   for (std::size_t k = 0;; ++k) {
     while (at < row.size() && (row[at] == ' ' || row[at] == '\t')) {
@@ -482,11 +475,42 @@ double nominal_rate(const Skeleton& skeleton, std::vector<std::string>& notes) {
   return whole;
 }
 
-Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
-  detail::check_options(options, source);
+namespace {
+
+/// Line `line` (1-based) of `text`, without its end (only on an error path: a scan from the
+/// start is fine).
+std::string_view line_of(std::string_view text, std::size_t line) {
+  std::size_t start = 0;
+  for (std::size_t l = 1; l < line && start < text.size(); ++l) {
+    const std::size_t next = text.find('\n', start);
+    start = next == std::string_view::npos ? text.size() : next + 1;
+  }
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+/// What the text gave: the skeleton with its channels, and the line of each frame's row.
+struct ParsedBvh {
+  Skeleton skeleton;
   std::vector<std::size_t> frame_lines;
   CaptureInfo info;
-  Skeleton skeleton = parse_skeleton(text, source, options.strict, frame_lines, info.tolerated);
+};
+
+ParsedBvh parse_text(std::string_view text, std::string_view source, const LoadOptions& options) {
+  detail::check_options(options, source);
+  ParsedBvh parsed;
+  parsed.skeleton =
+      parse_skeleton(text, source, options.strict, parsed.frame_lines, parsed.info.tolerated);
+  return parsed;
+}
+
+/// The capture from the parsed text (which need not be kept: forward kinematics reads the
+/// channels). `row_of(line)` gives a line of the text again for an error found in kinematics.
+template <class RowOf>
+Capture build_capture(ParsedBvh parsed, std::string_view source, const LoadOptions& options,
+                      const RowOf& row_of) {
+  Skeleton& skeleton = parsed.skeleton;
+  const std::vector<std::size_t>& frame_lines = parsed.frame_lines;
+  CaptureInfo& info = parsed.info;
   info.notes = info.tolerated;
   for (std::string& note : resolve_root_positions(skeleton, options.bvh_root_positions)) {
     info.notes.push_back(std::move(note));
@@ -581,7 +605,7 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
       // Finite but absurd values (offsets near 1e308) overflow in forward kinematics, or give
       // positions beyond the plausible: point at the number in the file that did it.
       const std::size_t frame = refused_frame;
-      const Culprit c = culprit(skeleton, text, frame, frame_lines[frame]);
+      const Culprit c = culprit(skeleton, row_of(frame_lines[frame]), frame);
       throw LoadError(std::string(source), frame_lines[frame], c.column,
                       "frame " + std::to_string(frame) + ": " +
                           (c.text.empty() ? std::string()
@@ -598,4 +622,31 @@ Capture parse_bvh(std::string_view text, std::string_view source, const LoadOpti
   return capture;
 }
 
+} // namespace
+
+Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
+  return build_capture(parse_text(text, source, options), source, options,
+                       [text](std::size_t line) { return line_of(text, line); });
+}
+
+namespace detail {
+
+Capture load_bvh_file(std::string text, const std::string& path, const LoadOptions& options) {
+  ParsedBvh parsed = parse_text(text, path, options);
+  // The channels hold every number of the motion now: the text (as large as they are) is let
+  // go before the tracks, about three times as large again, are filled.
+  std::string().swap(text);
+  std::string row; // an error's line, read from the file again
+  return build_capture(std::move(parsed), path, options, [&](std::size_t line) {
+    std::ifstream in(path, std::ios::binary);
+    for (std::size_t l = 1; l <= line && std::getline(in, row); ++l) {
+    }
+    if (!in) {
+      row.clear(); // changed since: the error names the frame and its line only
+    }
+    return std::string_view(row);
+  });
+}
+
+} // namespace detail
 } // namespace odemocap

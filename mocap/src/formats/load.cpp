@@ -318,6 +318,9 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
   std::string text = std::move(head);
   read_on(path, text, size);
   const auto with_skeleton = [&](Format format) {
+    if (format == Format::Bvh) {
+      return detail::load_bvh_file(std::move(text), path, options);
+    }
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
       return parse_as(format, text, path, options);
     }

@@ -70,6 +70,10 @@ void infer_unit_from_coordinates(Capture& capture, const std::string& why,
 /// only .asf in its directory. Throws LoadError naming what was looked for.
 std::string find_asf_for(const std::string& amc_path);
 
+/// load_capture()'s BVH path: `text` is the whole file, let go once its channels are read and
+/// before the tracks are filled (a line is read again from `path` for an error found then).
+Capture load_bvh_file(std::string text, const std::string& path, const LoadOptions& options);
+
 /// load_capture()'s C3D path: the file read a window at a time (the data section is never in
 /// memory whole). `size` is the file's size, already checked against LoadOptions::max_file_bytes.
 Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options);

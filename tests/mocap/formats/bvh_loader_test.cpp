@@ -1,6 +1,7 @@
 #include "support/data_paths.hpp"
 #include "support/notes.hpp"
 #include "support/reference_math.hpp"
+#include "support/scratch_dir.hpp"
 
 #include "formats/units.hpp" // the rest-pose inference, to show it is not enough
 
@@ -10,6 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -307,15 +311,31 @@ TEST(BvhLoader, AnAbsurdValueIsReportedAtItsOwnColumnWithItsText) {
                           "2\nFrame Time: 0.01\n0 0 0\n1  1e307 0\n";
   LoadOptions options;
   options.length_scale = 100; // 1e309: overflows
-  try {
-    parse_bvh(bvh, "absurd.bvh", options);
-    FAIL() << "loaded";
-  } catch (const LoadError& e) {
-    EXPECT_EQ(e.line(), 15u);
-    EXPECT_EQ(e.column(), 4u); // "1  1e307": the value, not column 1
-    EXPECT_NE(std::string(e.what()).find("'1e307' (Yposition of 'a')"), std::string::npos)
-        << e.what();
+  // From memory, and from a file, whose text is let go before kinematics (the line is read
+  // again), with either line ending.
+  const std::filesystem::path dir = test::make_scratch_dir("absurd_bvh");
+  std::string crlf;
+  for (const char c : bvh) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   }
+  std::ofstream(dir / "lf.bvh", std::ios::binary) << bvh;
+  std::ofstream(dir / "crlf.bvh", std::ios::binary) << crlf;
+  const std::function<void()> loads[] = {
+      [&] { parse_bvh(bvh, "absurd.bvh", options); },
+      [&] { load_capture((dir / "lf.bvh").string(), options); },
+      [&] { load_capture((dir / "crlf.bvh").string(), options); }};
+  for (const auto& load : loads) {
+    try {
+      load();
+      ADD_FAILURE() << "loaded";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.line(), 15u);
+      EXPECT_EQ(e.column(), 4u); // "1  1e307": the value, not column 1
+      EXPECT_NE(std::string(e.what()).find("'1e307' (Yposition of 'a')"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BvhLoader, AFrameTimeThatIsNotARoundedWholeRateKeepsItsOwnRate) {
