@@ -3,7 +3,8 @@
 //   dynamic boxes), every bone guarded: most bones are slow and not swept;
 // - the worst case: 30 guarded capsules all fast (20-40 m/s, 20 rad/s) flying low over a floor
 //   through 100 props resting on it (boxes and balls, gravity on), so that every guarded body
-//   is swept every step.
+//   is swept every step;
+// - 30 free balls thrown at 20-40 m/s at a guarded static trimesh terrain (8192 triangles).
 #include "capture_scene.hpp"
 
 #include <benchmark/benchmark.h>
@@ -177,6 +178,128 @@ void guard_30_fast_capsules_100_props(benchmark::State& state) {
   report(state, guard, sweeping, quick_step, 30);
 }
 BENCHMARK(guard_30_fast_capsules_100_props)->Unit(benchmark::kMicrosecond);
+
+/// A bumpy trimesh terrain (4 x 4 m, 64 x 64 cells, 8192 triangles) guarded as static
+/// geometry, and 30 free balls thrown down at it at 20-40 m/s (thrown again once slower than
+/// 5 m/s or away), so that every ball is swept into the mesh every step.
+class TerrainScene {
+public:
+  TerrainScene() {
+    dInitODE2(0);
+    dRandSetSeed(1);
+    world = dWorldCreate();
+    dWorldSetGravity(world, 0, 0, -9.81);
+    space = dHashSpaceCreate(nullptr);
+    contacts = dJointGroupCreate(0);
+    constexpr int n = 64;
+    std::uniform_real_distribution<double> bump(-0.03, 0.03);
+    for (int i = 0; i <= n; ++i) {
+      for (int j = 0; j <= n; ++j) {
+        vertices_.insert(vertices_.end(), {-k_half + 2 * k_half * i / n,
+                                           -k_half + 2 * k_half * j / n, bump(random_)});
+      }
+    }
+    const auto at = [](int i, int j) { return static_cast<dTriIndex>(i * (n + 1) + j); };
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        indices_.insert(indices_.end(), {at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j),
+                                         at(i + 1, j + 1), at(i, j + 1)});
+      }
+    }
+    data_ = dGeomTriMeshDataCreate();
+    dGeomTriMeshDataBuildDouble(data_, vertices_.data(), 3 * sizeof(double),
+                                static_cast<int>(vertices_.size() / 3), indices_.data(),
+                                static_cast<int>(indices_.size()), 3 * sizeof(dTriIndex));
+    terrain = dCreateTriMesh(space, data_, nullptr, nullptr, nullptr);
+    for (int i = 0; i < 30; ++i) {
+      dBodyID b = dBodyCreate(world);
+      dMass m;
+      dMassSetSphereTotal(&m, 0.2, 0.04);
+      dBodySetMass(b, &m);
+      dGeomSetBody(dCreateSphere(space, 0.04), b);
+      throw_down(b);
+      balls.push_back(b);
+    }
+  }
+  ~TerrainScene() {
+    dJointGroupDestroy(contacts);
+    dSpaceDestroy(space);
+    dGeomTriMeshDataDestroy(data_);
+    dWorldDestroy(world);
+    dCloseODE();
+  }
+
+  /// Throws again the balls that slowed down or left.
+  void keep_throwing() {
+    for (dBodyID b : balls) {
+      const dReal* p = dBodyGetPosition(b);
+      const dReal* v = dBodyGetLinearVel(b);
+      const double speed2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+      if (speed2 < 25.0 || std::fabs(p[0]) > k_half || std::fabs(p[1]) > k_half || p[2] > 3.0) {
+        throw_down(b);
+      }
+    }
+  }
+
+  void collide() { dSpaceCollide(space, this, &near); }
+
+  static constexpr double k_half = 2.0;
+  dWorldID world;
+  dSpaceID space;
+  dJointGroupID contacts;
+  dGeomID terrain;
+  std::vector<dBodyID> balls;
+
+private:
+  void throw_down(dBodyID b) {
+    std::uniform_real_distribution<double> inside(-0.8 * k_half, 0.8 * k_half), unit(-1.0, 1.0),
+        speed(20.0, 40.0), height(0.5, 1.5);
+    dBodySetPosition(b, inside(random_), inside(random_), height(random_));
+    odemocap::Vec3 v{0.5 * unit(random_), 0.5 * unit(random_), -1.0};
+    v = v * (speed(random_) / odemocap::norm(v));
+    dBodySetLinearVel(b, v.x, v.y, v.z);
+    dBodySetAngularVel(b, 0, 0, 0);
+  }
+  static void near(void* data, dGeomID a, dGeomID b) {
+    auto* s = static_cast<TerrainScene*>(data);
+    dBodyID ba = dGeomGetBody(a);
+    dBodyID bb = dGeomGetBody(b);
+    dContact c[4];
+    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      c[i].surface = odemocap::SweepSettings::default_surface();
+      dJointAttach(dJointCreateContact(s->world, s->contacts, &c[i]), ba, bb);
+    }
+  }
+
+  std::mt19937 random_{4};
+  std::vector<double> vertices_;
+  std::vector<dTriIndex> indices_;
+  dTriMeshDataID data_ = nullptr;
+};
+
+void guard_static_terrain_30_fast_balls(benchmark::State& state) {
+  TerrainScene scene;
+  odemocap::SweepGuard guard(scene.world, scene.space, scene.contacts);
+  guard.guard_static(scene.terrain);
+  double sweeping = 0.0, quick_step = 0.0;
+  for (auto _ : state) {
+    scene.keep_throwing();
+    scene.collide();
+    const Clock::time_point t0 = Clock::now();
+    guard.collide(k_h);
+    const Clock::time_point t1 = Clock::now();
+    dWorldQuickStep(scene.world, k_h);
+    const Clock::time_point t2 = Clock::now();
+    dJointGroupEmpty(scene.contacts);
+    guard.after_step();
+    const Clock::time_point t3 = Clock::now();
+    sweeping += seconds(t0, t1) + seconds(t2, t3);
+    quick_step += seconds(t1, t2);
+  }
+  report(state, guard, sweeping, quick_step, 30);
+}
+BENCHMARK(guard_static_terrain_30_fast_balls)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

@@ -188,16 +188,16 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
 
 /// A time no later than a sphere's path first touches the target (in the target's frame),
 /// cheaply: for a box or a capsule where the path enters the box that holds the shape grown by
-/// r; for a sphere, a plane or a mesh (whose tree culls by boxes itself) the touch itself.
-/// Empty when it never does.
+/// r; for a mesh where it enters the first box of its tree's leaves grown by r; for a sphere
+/// or a plane the touch itself. Empty when it never does.
 std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r, const Vec3& d) {
   switch (t.kind) {
   case dSphereClass:
-  case dPlaneClass:
-  case dTriMeshClass: {
+  case dPlaneClass: {
     const auto hit = sweep(t, c, r, d);
     return hit ? std::optional<double>(hit->t) : std::nullopt;
   }
+  case dTriMeshClass: return t.mesh->first_entry(c, r, d);
   case dCapsuleClass: {
     const double across = t.radius + r;
     const auto entry = detail::enter_box(c, d, {across, across, t.half_length + across});

@@ -132,31 +132,34 @@ std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3
     }
     return true;
   };
-  double side = dot(c - v[0], normal);
-  const Vec3 facing = side >= 0.0 ? normal : -1.0 * normal; // toward the centre
-  side = std::fabs(side);
+  const double signed_side = dot(c - v[0], normal);
+  const double signed_end = signed_side + dot(d, normal);
+  if ((signed_side > r && signed_end > r) || (signed_side < -r && signed_end < -r)) {
+    return std::nullopt; // the path stays beyond reach of the polygon's plane
+  }
+  const Vec3 facing = signed_side >= 0.0 ? normal : -1.0 * normal; // toward the centre
+  const double side = std::fabs(signed_side);
   // Already within reach: of the face, or of an edge.
   const Vec3 foot = c - side * facing;
   if (side <= r && inside(foot)) {
     return SweepHit{0.0, foot, facing};
   }
-  std::optional<SweepHit> best;
-  for (int i = 0; i < n; ++i) {
-    keep_first(best, sweep_sphere_capsule(c, r, d, v[i], v[(i + 1) % n], 0.0));
-  }
-  if (best && best->t == 0.0) {
-    return best;
-  }
-  // The face: the plane pushed out by r toward the centre.
+  // The face: the plane pushed out by r toward the centre. Hit within the polygon, that is
+  // the first touch: the plane is a supporting plane of the rounded polygon, which the path
+  // cannot have entered before reaching it.
   const double approach = dot(d, facing);
   if (approach < 0.0 && side > r) {
     const double t = (side - r) / -approach;
     if (t <= 1.0) {
       const Vec3 q = c + t * d - r * facing;
       if (inside(q)) {
-        keep_first(best, SweepHit{t, q, facing});
+        return SweepHit{t, q, facing};
       }
     }
+  }
+  std::optional<SweepHit> best;
+  for (int i = 0; i < n; ++i) {
+    keep_first(best, sweep_sphere_capsule(c, r, d, v[i], v[(i + 1) % n], 0.0));
   }
   return best;
 }

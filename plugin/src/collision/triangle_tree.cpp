@@ -31,6 +31,11 @@ TriangleTree::TriangleTree(std::vector<Triangle> triangles) : triangles_(std::mo
     nodes_.reserve(2 * triangles_.size() / k_leaf_size + 1);
     build(0, static_cast<std::uint32_t>(triangles_.size()));
   }
+  normals_.reserve(triangles_.size());
+  for (const Triangle& t : triangles_) {
+    const Vec3 n = cross(t[1] - t[0], t[2] - t[0]);
+    normals_.push_back(norm(n) > 0.0 ? normalized(n) : Vec3{});
+  }
 }
 
 std::uint32_t TriangleTree::build(std::uint32_t first, std::uint32_t count) {
@@ -72,38 +77,94 @@ std::uint32_t TriangleTree::build(std::uint32_t first, std::uint32_t count) {
   return index;
 }
 
+std::optional<double> TriangleTree::entry(std::uint32_t i, const Vec3& c, double r,
+                                          const Vec3& d) const {
+  const Node& node = nodes_[i];
+  const auto e = enter_box(c - node.centre, d, node.half + Vec3{r, r, r});
+  return e ? std::optional<double>(e->t) : std::nullopt;
+}
+
+template <class Visit>
+void TriangleTree::leaves(const Vec3& c, double r, const Vec3& d, Visit&& visit) const {
+  if (nodes_.empty()) {
+    return;
+  }
+  const auto root = entry(0, c, r, d);
+  if (!root) {
+    return;
+  }
+  // Depth first, the nearer child's box first; a box entered no earlier than `until` is passed
+  // over. The tree is balanced: 32 levels hold 2^32 triangles, more than the indices can name.
+  struct Pending {
+    std::uint32_t node;
+    double t;
+  };
+  std::array<Pending, 40> stack{};
+  std::size_t top = 0;
+  stack[top++] = {0, *root};
+  double until = INFINITY;
+  while (top > 0) {
+    const Pending p = stack[--top];
+    if (p.t >= until) {
+      continue;
+    }
+    const Node& node = nodes_[p.node];
+    if (node.count > 0) {
+      until = visit(node, p.t, until);
+      continue;
+    }
+    const std::uint32_t a = p.node + 1;
+    const std::uint32_t b = node.second;
+    const auto ta = entry(a, c, r, d);
+    const auto tb = entry(b, c, r, d);
+    if (ta && tb) {
+      const bool a_first = *ta <= *tb;
+      stack[top++] = a_first ? Pending{b, *tb} : Pending{a, *ta};
+      stack[top++] = a_first ? Pending{a, *ta} : Pending{b, *tb};
+    } else if (ta || tb) {
+      stack[top++] = ta ? Pending{a, *ta} : Pending{b, *tb};
+    }
+  }
+}
+
 std::optional<SweepHit> TriangleTree::sweep(const Vec3& c, double r, const Vec3& d) const {
   std::optional<SweepHit> best;
-  if (nodes_.empty()) {
-    return best;
-  }
-  // Depth first, boxes the grown path enters no later than the best touch so far. The tree is
-  // balanced: 32 levels hold 2^32 triangles, more than the indices can name.
-  std::array<std::uint32_t, 40> stack{};
-  std::size_t top = 0;
-  stack[top++] = 0;
-  const Vec3 grow{r, r, r};
-  while (top > 0) {
-    const Node& node = nodes_[stack[--top]];
-    const auto entry = enter_box(c - node.centre, d, node.half + grow);
-    if (!entry || (best && entry->t >= best->t)) {
-      continue;
-    }
-    if (node.count == 0) {
-      const auto inner = static_cast<std::uint32_t>(&node - nodes_.data());
-      stack[top++] = node.second;
-      stack[top++] = inner + 1; // the first child, taken first
-      continue;
-    }
-    for (std::uint32_t i = node.first; i < node.first + node.count; ++i) {
+  leaves(c, r, d, [&](const Node& leaf, double, double until) {
+    for (std::uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
       const Triangle& t = triangles_[i];
+      // The path comes within r of the triangle's plane no earlier than it touches the
+      // triangle: a triangle whose plane it reaches after the best touch so far (or never) is
+      // passed over without its edges' sweeps.
+      const Vec3& n = normals_[i];
+      const double s0 = dot(c - t[0], n);
+      const double s1 = s0 + dot(d, n);
+      if ((s0 > r && s1 > r) || (s0 < -r && s1 < -r)) {
+        continue;
+      }
+      const double reach = std::fabs(s0) <= r ? 0.0
+                           : s0 > r           ? (s0 - r) / (s0 - s1)
+                                              : (-r - s0) / (s1 - s0);
+      if (reach >= until) {
+        continue;
+      }
       const auto hit = sweep_sphere_triangle(c, r, d, t[0], t[1], t[2]);
-      if (hit && (!best || hit->t < best->t)) {
+      if (hit && hit->t < until) {
         best = hit;
+        until = hit->t;
       }
     }
-  }
+    return until;
+  });
   return best;
+}
+
+std::optional<double> TriangleTree::first_entry(const Vec3& c, double r, const Vec3& d) const {
+  std::optional<double> first;
+  leaves(c, r, d, [&](const Node&, double t, double) {
+    first = t; // the nearer boxes come first, and later ones are passed over
+    return t;
+  });
+  return first;
 }
 
 } // namespace odemocap::detail

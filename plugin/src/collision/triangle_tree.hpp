@@ -29,6 +29,9 @@ public:
   /// The first touch of a sphere of radius r whose centre moves from c to c + d (t in [0, 1]),
   /// as sweep_sphere_triangle() on every triangle would find it; empty when it touches none.
   std::optional<SweepHit> sweep(const Vec3& c, double r, const Vec3& d) const;
+  /// A time no later than that first touch, from the tree's boxes alone: the first time the
+  /// path enters a leaf's box grown by r; empty when it enters none (and so touches nothing).
+  std::optional<double> first_entry(const Vec3& c, double r, const Vec3& d) const;
 
 private:
   /// A box of the tree: a leaf holds triangles [first, first + count); an inner node's first
@@ -41,8 +44,14 @@ private:
     std::uint32_t second = 0;
   };
   std::uint32_t build(std::uint32_t first, std::uint32_t count);
+  /// Where the path, grown by r, enters node i's box (t in [0, 1]).
+  std::optional<double> entry(std::uint32_t i, const Vec3& c, double r, const Vec3& d) const;
+  /// Visits the leaves the grown path enters, nearer boxes first, while `visit(leaf, entry)`
+  /// returns the time beyond which nothing more is wanted.
+  template <class Visit> void leaves(const Vec3& c, double r, const Vec3& d, Visit&& visit) const;
 
   std::vector<Triangle> triangles_;
+  std::vector<Vec3> normals_; ///< each triangle's unit normal (zero for one of no area)
   std::vector<Node> nodes_;
   double bound_ = 0.0;
 };

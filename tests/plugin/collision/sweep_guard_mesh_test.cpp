@@ -72,7 +72,7 @@ std::vector<detail::Triangle> random_triangles(Random& random, bool terrain) {
   return out;
 }
 
-TEST(TriangleTree, FindsTheFirstTouchEverySweptTriangleFinds) {
+TEST(TriangleTree, FindsTheFirstTouchEverySweptTriangleFindsAndABoundNoLater) {
   Random random(90);
   int hits = 0, later = 0, cases = 0;
   for (const bool terrain : {false, true}) {
@@ -92,6 +92,10 @@ TEST(TriangleTree, FindsTheFirstTouchEverySweptTriangleFinds) {
         if (expected) {
           ++hits;
           ASSERT_EQ(got->t, expected->t) << "case " << cases;
+          // The cheap bound from the boxes alone comes no later.
+          const auto entry = tree.first_entry(c, r, d);
+          ASSERT_TRUE(entry.has_value()) << "case " << cases;
+          EXPECT_LE(*entry, expected->t) << "case " << cases;
           if (expected->t > 0.0) { // starting within reach of several, any of them
             ++later;
             EXPECT_LT(norm(got->point - expected->point), 1e-12) << "case " << cases;
@@ -109,6 +113,7 @@ TEST(TriangleTree, FindsTheFirstTouchEverySweptTriangleFinds) {
 TEST(TriangleTree, AnEmptyTreeIsNeverTouched) {
   const detail::TriangleTree tree;
   EXPECT_FALSE(tree.sweep({0, 0, 0}, 1.0, {1, 0, 0}));
+  EXPECT_FALSE(tree.first_entry({0, 0, 0}, 1.0, {1, 0, 0}));
   EXPECT_EQ(tree.bound(), 0.0);
 }
 
