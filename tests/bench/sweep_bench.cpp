@@ -54,18 +54,79 @@ void guard_31_bones_100_boxes(benchmark::State& state) {
 }
 BENCHMARK(guard_31_bones_100_boxes)->Unit(benchmark::kMicrosecond);
 
-/// 30 kinematic capsules flying and spinning through 100 props resting on a floor, in a 4 m
-/// square up to 1 m high; capsules turn back at its walls, props that leave it are put back
-/// on the floor at rest.
-class FastScene {
+/// The steps of a scene of 30 guarded or guard-swept bodies (`refresh` before each), the guard
+/// (collide() and after_step()) timed against dWorldQuickStep.
+template <class Scene, class Refresh>
+void time_guard(benchmark::State& state, Scene& scene, odemocap::SweepGuard& guard,
+                const Refresh& refresh) {
+  double sweeping = 0.0, quick_step = 0.0;
+  for (auto _ : state) {
+    refresh();
+    scene.collide();
+    const Clock::time_point t0 = Clock::now();
+    guard.collide(k_h);
+    const Clock::time_point t1 = Clock::now();
+    dWorldQuickStep(scene.world, k_h);
+    const Clock::time_point t2 = Clock::now();
+    dJointGroupEmpty(scene.contacts);
+    guard.after_step();
+    const Clock::time_point t3 = Clock::now();
+    sweeping += seconds(t0, t1) + seconds(t2, t3);
+    quick_step += seconds(t1, t2);
+  }
+  report(state, guard, sweeping, quick_step, 30);
+}
+
+/// A world with gravity, a hash space and a contact group, and a near callback that gives
+/// every pair with a dynamic body up to 4 contacts with the guard's default surface.
+class GuardScene {
 public:
-  FastScene() {
+  GuardScene() {
     dInitODE2(0);
     dRandSetSeed(1);
     world = dWorldCreate();
     dWorldSetGravity(world, 0, 0, -9.81);
     space = dHashSpaceCreate(nullptr);
     contacts = dJointGroupCreate(0);
+  }
+  ~GuardScene() {
+    dJointGroupDestroy(contacts);
+    dSpaceDestroy(space);
+    dWorldDestroy(world);
+    dCloseODE();
+  }
+  GuardScene(const GuardScene&) = delete;
+  GuardScene& operator=(const GuardScene&) = delete;
+
+  void collide() { dSpaceCollide(space, this, &near); }
+
+  dWorldID world;
+  dSpaceID space;
+  dJointGroupID contacts;
+
+private:
+  static void near(void* data, dGeomID a, dGeomID b) {
+    auto* s = static_cast<GuardScene*>(data);
+    dBodyID ba = dGeomGetBody(a);
+    dBodyID bb = dGeomGetBody(b);
+    if ((ba == nullptr || dBodyIsKinematic(ba)) && (bb == nullptr || dBodyIsKinematic(bb))) {
+      return;
+    }
+    dContact c[4];
+    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      c[i].surface = odemocap::SweepSettings::default_surface();
+      dJointAttach(dJointCreateContact(s->world, s->contacts, &c[i]), ba, bb);
+    }
+  }
+};
+
+/// 30 kinematic capsules flying and spinning through 100 props resting on a floor, in a 4 m
+/// square up to 1 m high; capsules turn back at its walls, props that leave it are put back
+/// on the floor at rest.
+class FastScene : public GuardScene {
+public:
+  FastScene() {
     dCreatePlane(space, 0, 0, 1, 0);
     std::mt19937 random(3);
     std::uniform_real_distribution<double> inside(-k_half, k_half), unit(-1.0, 1.0),
@@ -97,13 +158,6 @@ public:
       capsules.push_back(b);
     }
   }
-  ~FastScene() {
-    dJointGroupDestroy(contacts);
-    dSpaceDestroy(space);
-    dWorldDestroy(world);
-    dCloseODE();
-  }
-
   /// Turns capsules back at the walls and puts escaped props back.
   void keep_inside() {
     for (dBodyID b : capsules) {
@@ -129,29 +183,8 @@ public:
     }
   }
 
-  void collide() { dSpaceCollide(space, this, &near); }
-
   static constexpr double k_half = 2.0;
-  dWorldID world;
-  dSpaceID space;
-  dJointGroupID contacts;
   std::vector<dBodyID> props, capsules;
-
-private:
-  static void near(void* data, dGeomID a, dGeomID b) {
-    auto* s = static_cast<FastScene*>(data);
-    dBodyID ba = dGeomGetBody(a);
-    dBodyID bb = dGeomGetBody(b);
-    if ((ba == nullptr || dBodyIsKinematic(ba)) && (bb == nullptr || dBodyIsKinematic(bb))) {
-      return;
-    }
-    dContact c[4];
-    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
-    for (int i = 0; i < n; ++i) {
-      c[i].surface = odemocap::SweepSettings::default_surface();
-      dJointAttach(dJointCreateContact(s->world, s->contacts, &c[i]), ba, bb);
-    }
-  }
 };
 
 void guard_30_fast_capsules_100_props(benchmark::State& state) {
@@ -160,37 +193,16 @@ void guard_30_fast_capsules_100_props(benchmark::State& state) {
   for (dBodyID b : scene.capsules) {
     guard.guard(b);
   }
-  double sweeping = 0.0, quick_step = 0.0;
-  for (auto _ : state) {
-    scene.keep_inside();
-    scene.collide();
-    const Clock::time_point t0 = Clock::now();
-    guard.collide(k_h);
-    const Clock::time_point t1 = Clock::now();
-    dWorldQuickStep(scene.world, k_h);
-    const Clock::time_point t2 = Clock::now();
-    dJointGroupEmpty(scene.contacts);
-    guard.after_step();
-    const Clock::time_point t3 = Clock::now();
-    sweeping += seconds(t0, t1) + seconds(t2, t3);
-    quick_step += seconds(t1, t2);
-  }
-  report(state, guard, sweeping, quick_step, 30);
+  time_guard(state, scene, guard, [&] { scene.keep_inside(); });
 }
 BENCHMARK(guard_30_fast_capsules_100_props)->Unit(benchmark::kMicrosecond);
 
 /// A bumpy trimesh terrain (4 x 4 m, 64 x 64 cells, 8192 triangles) guarded as static
 /// geometry, and 30 free balls thrown down at it at 20-40 m/s (thrown again once slower than
 /// 5 m/s or away), so that every ball is swept into the mesh every step.
-class TerrainScene {
+class TerrainScene : public GuardScene {
 public:
   TerrainScene() {
-    dInitODE2(0);
-    dRandSetSeed(1);
-    world = dWorldCreate();
-    dWorldSetGravity(world, 0, 0, -9.81);
-    space = dHashSpaceCreate(nullptr);
-    contacts = dJointGroupCreate(0);
     constexpr int n = 64;
     std::uniform_real_distribution<double> bump(-0.03, 0.03);
     for (int i = 0; i <= n; ++i) {
@@ -222,12 +234,11 @@ public:
     }
   }
   ~TerrainScene() {
-    dJointGroupDestroy(contacts);
-    dSpaceDestroy(space);
+    dGeomDestroy(terrain); // before its data
     dGeomTriMeshDataDestroy(data_);
-    dWorldDestroy(world);
-    dCloseODE();
   }
+  TerrainScene(const TerrainScene&) = delete;
+  TerrainScene& operator=(const TerrainScene&) = delete;
 
   /// Throws again the balls that slowed down or left.
   void keep_throwing() {
@@ -241,12 +252,7 @@ public:
     }
   }
 
-  void collide() { dSpaceCollide(space, this, &near); }
-
   static constexpr double k_half = 2.0;
-  dWorldID world;
-  dSpaceID space;
-  dJointGroupID contacts;
   dGeomID terrain;
   std::vector<dBodyID> balls;
 
@@ -260,17 +266,6 @@ private:
     dBodySetLinearVel(b, v.x, v.y, v.z);
     dBodySetAngularVel(b, 0, 0, 0);
   }
-  static void near(void* data, dGeomID a, dGeomID b) {
-    auto* s = static_cast<TerrainScene*>(data);
-    dBodyID ba = dGeomGetBody(a);
-    dBodyID bb = dGeomGetBody(b);
-    dContact c[4];
-    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
-    for (int i = 0; i < n; ++i) {
-      c[i].surface = odemocap::SweepSettings::default_surface();
-      dJointAttach(dJointCreateContact(s->world, s->contacts, &c[i]), ba, bb);
-    }
-  }
 
   std::mt19937 random_{4};
   std::vector<double> vertices_;
@@ -282,22 +277,7 @@ void guard_static_terrain_30_fast_balls(benchmark::State& state) {
   TerrainScene scene;
   odemocap::SweepGuard guard(scene.world, scene.space, scene.contacts);
   guard.guard_static(scene.terrain);
-  double sweeping = 0.0, quick_step = 0.0;
-  for (auto _ : state) {
-    scene.keep_throwing();
-    scene.collide();
-    const Clock::time_point t0 = Clock::now();
-    guard.collide(k_h);
-    const Clock::time_point t1 = Clock::now();
-    dWorldQuickStep(scene.world, k_h);
-    const Clock::time_point t2 = Clock::now();
-    dJointGroupEmpty(scene.contacts);
-    guard.after_step();
-    const Clock::time_point t3 = Clock::now();
-    sweeping += seconds(t0, t1) + seconds(t2, t3);
-    quick_step += seconds(t1, t2);
-  }
-  report(state, guard, sweeping, quick_step, 30);
+  time_guard(state, scene, guard, [&] { scene.keep_throwing(); });
 }
 BENCHMARK(guard_static_terrain_30_fast_balls)->Unit(benchmark::kMicrosecond);
 

@@ -3,11 +3,16 @@
 // dynamic body (the same surface is given to the SweepGuard), kinematic bodies moved by
 // velocities set directly (any speed, no driver limits). The same scene stepped `substeps`
 // times per step of h, without a guard, is the reference: discrete collision at h/64 sees
-// every contact the guarded step must not miss.
+// every contact the guarded step must not miss. MeshGeom: a static trimesh for the guard's
+// static targets.
 
 #include <odemocap/plugin.hpp>
 
 #include <ode/ode.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace odemocap::test {
 
@@ -102,5 +107,50 @@ private:
     }
   }
 };
+
+/// A static trimesh geom and the arrays ODE reads it from; the geom is destroyed first.
+class MeshGeom {
+public:
+  MeshGeom(dSpaceID space, std::vector<double> vertices, std::vector<dTriIndex> indices)
+      : vertices_(std::move(vertices)), indices_(std::move(indices)) {
+    data_ = dGeomTriMeshDataCreate();
+    dGeomTriMeshDataBuildDouble(data_, vertices_.data(), 3 * sizeof(double),
+                                static_cast<int>(vertices_.size() / 3), indices_.data(),
+                                static_cast<int>(indices_.size()), 3 * sizeof(dTriIndex));
+    geom = dCreateTriMesh(space, data_, nullptr, nullptr, nullptr);
+  }
+  ~MeshGeom() {
+    dGeomDestroy(geom);
+    dGeomTriMeshDataDestroy(data_);
+  }
+  MeshGeom(const MeshGeom&) = delete;
+  MeshGeom& operator=(const MeshGeom&) = delete;
+
+  dTriMeshDataID data() const { return data_; }
+  dGeomID geom = nullptr;
+
+private:
+  std::vector<double> vertices_;
+  std::vector<dTriIndex> indices_;
+  dTriMeshDataID data_ = nullptr;
+};
+
+/// A closed box of half extents `half` about the origin, 12 triangles facing out.
+inline std::unique_ptr<MeshGeom> box_mesh(dSpaceID space, const Vec3& half) {
+  std::vector<double> vertices;
+  for (int k = 0; k < 8; ++k) {
+    vertices.insert(vertices.end(),
+                    {(k & 1) != 0 ? half.x : -half.x, (k & 2) != 0 ? half.y : -half.y,
+                     (k & 4) != 0 ? half.z : -half.z});
+  }
+  // Each face's corners counter-clockwise seen from outside.
+  const std::vector<dTriIndex> faces[6] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                                           {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+  std::vector<dTriIndex> indices;
+  for (const auto& f : faces) {
+    indices.insert(indices.end(), {f[0], f[1], f[2], f[0], f[2], f[3]});
+  }
+  return std::make_unique<MeshGeom>(space, std::move(vertices), std::move(indices));
+}
 
 } // namespace odemocap::test

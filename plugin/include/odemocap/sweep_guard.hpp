@@ -117,7 +117,8 @@ public:
 
   /// Sweeps every guarded body over the coming step of h seconds (finite, > 0) and adds the
   /// speculative contacts (into the contact group, emptied by the user after the step as usual).
-  /// Returns how many it added.
+  /// Returns how many it added. Throws PluginError for an h that is not finite and positive,
+  /// and for a guarded trimesh given new data with a vertex that is not finite.
   int collide(double h);
 
   /// Completes the last step's hits (see above); call it after the world step so that the

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace odemocap {
@@ -635,10 +636,13 @@ TEST(SweepGuardRandomScenes, AGlancingHitWithoutRestitutionGivesTheBallTheHandsN
 // ---- Static geometry guarded ----------------------------------------------------------------
 
 /// A free ball (3 cm, 0.1 kg) thrown at 25-60 m/s at a static 1 cm wall (a box geom without a
-/// body) at random incidence up to 60 degrees; true when it ends beyond the wall.
-bool ball_passes_wall(Random& random, bool guarded) {
+/// body, or a closed trimesh of 12 triangles) at random incidence up to 60 degrees; true when
+/// it ends beyond the wall.
+bool ball_passes_wall(Random& random, bool guarded, bool mesh = false) {
   SweepScene scene;
-  dGeomID wall = dCreateBox(scene.space, 0.01, 2.0, 2.0); // the plane x = 0
+  const std::unique_ptr<test::MeshGeom> wall_mesh =
+      mesh ? test::box_mesh(scene.space, {0.005, 1.0, 1.0}) : nullptr;
+  dGeomID wall = mesh ? wall_mesh->geom : dCreateBox(scene.space, 0.01, 2.0, 2.0); // x = 0
   dBodyID ball = scene.dynamic(dCreateSphere(scene.space, 0.03), 0.1);
   const double speed = random.uniform(25.0, 60.0);
   const double incidence = random.uniform(0.0, 60.0) * k_pi / 180.0;
@@ -660,18 +664,20 @@ bool ball_passes_wall(Random& random, bool guarded) {
 }
 
 TEST(SweepGuardRandomScenes, AGuardedStaticWallStopsEveryFastBall) {
-  Random with(5), without(5);
-  int passed = 0, passed_unguarded = 0;
-  const int balls = 60;
-  for (int i = 0; i < balls; ++i) {
-    passed += ball_passes_wall(with, true) ? 1 : 0;
-    passed_unguarded += ball_passes_wall(without, false) ? 1 : 0;
+  for (const bool mesh : {false, true}) {
+    Random with(mesh ? 94 : 5), without(mesh ? 94 : 5);
+    int passed = 0, passed_unguarded = 0;
+    const int balls = 60;
+    for (int i = 0; i < balls; ++i) {
+      passed += ball_passes_wall(with, true, mesh) ? 1 : 0;
+      passed_unguarded += ball_passes_wall(without, false, mesh) ? 1 : 0;
+    }
+    std::printf("[ metric ] balls at 25-60 m/s at a static 1 cm %s wall: %d of %d through it "
+                "guarded, %d unguarded\n",
+                mesh ? "trimesh" : "box", passed, balls, passed_unguarded);
+    EXPECT_EQ(passed, 0) << mesh;
+    EXPECT_GT(passed_unguarded, balls / 2) << mesh;
   }
-  std::printf("[ metric ] balls at 25-60 m/s at a static 1 cm wall: %d of %d through it guarded, "
-              "%d unguarded\n",
-              passed, balls, passed_unguarded);
-  EXPECT_EQ(passed, 0);
-  EXPECT_GT(passed_unguarded, balls / 2);
 }
 
 /// What a free ball thrown at a static plane did over 8 steps: its deepest reach into the
