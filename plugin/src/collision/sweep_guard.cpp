@@ -192,9 +192,12 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
 /// or a plane the touch itself. Empty when it never does.
 std::optional<double> touch_no_later_than(const Target& t, const Vec3& c, double r, const Vec3& d) {
   switch (t.kind) {
-  case dSphereClass:
+  case dSphereClass: {
+    const auto hit = detail::sweep_sphere_sphere(c, r, d, {}, t.radius);
+    return hit ? std::optional<double>(hit->t) : std::nullopt;
+  }
   case dPlaneClass: {
-    const auto hit = sweep(t, c, r, d);
+    const auto hit = detail::sweep_sphere_half_space(c, r, d);
     return hit ? std::optional<double>(hit->t) : std::nullopt;
   }
   case dTriMeshClass: return t.mesh->first_entry(c, r, d);

@@ -117,11 +117,19 @@ std::optional<SweepHit> sweep_sphere_capsule(const Vec3& c, double r, const Vec3
 
 std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3& d, const Vec3* v,
                                              int n) {
-  Vec3 normal = cross(v[1] - v[0], v[2] - v[0]);
-  if (!(norm(normal) > 0.0)) {
+  return sweep_sphere_polygon(c, r, d, v, n, polygon_normal(v));
+}
+
+Vec3 polygon_normal(const Vec3* v) {
+  const Vec3 normal = cross(v[1] - v[0], v[2] - v[0]);
+  return norm(normal) > 0.0 ? normalized(normal) : Vec3{};
+}
+
+std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3& d, const Vec3* v,
+                                             int n, const Vec3& normal) {
+  if (!(dot(normal, normal) > 0.0)) {
     return std::nullopt; // degenerate
   }
-  normal = normalized(normal);
   const auto inside = [&](const Vec3& q) {
     for (int i = 0; i < n; ++i) {
       const Vec3& p = v[i];

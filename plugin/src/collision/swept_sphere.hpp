@@ -45,6 +45,13 @@ std::optional<SweepHit> sweep_sphere_capsule(const Vec3& c, double r, const Vec3
 /// A convex planar polygon of `n` >= 3 vertices (in order around it).
 std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3& d,
                                              const Vec3* vertices, int n);
+/// The same with the polygon's unit normal given (polygon_normal(), kept by the caller): a
+/// zero normal, that of a polygon of no area, is never touched.
+std::optional<SweepHit> sweep_sphere_polygon(const Vec3& c, double r, const Vec3& d,
+                                             const Vec3* vertices, int n, const Vec3& normal);
+/// Unit normal of the plane through the first three vertices (right-handed), zero when they
+/// lie on a line.
+Vec3 polygon_normal(const Vec3* vertices);
 std::optional<SweepHit> sweep_sphere_triangle(const Vec3& c, double r, const Vec3& d,
                                               const Vec3& p0, const Vec3& p1, const Vec3& p2);
 /// Where a point moving from c to c + d (t in [0, 1]) enters a box of half extents `half`

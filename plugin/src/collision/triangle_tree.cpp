@@ -33,8 +33,7 @@ TriangleTree::TriangleTree(std::vector<Triangle> triangles) : triangles_(std::mo
   }
   normals_.reserve(triangles_.size());
   for (const Triangle& t : triangles_) {
-    const Vec3 n = cross(t[1] - t[0], t[2] - t[0]);
-    normals_.push_back(norm(n) > 0.0 ? normalized(n) : Vec3{});
+    normals_.push_back(polygon_normal(t.data()));
   }
 }
 
@@ -147,7 +146,7 @@ std::optional<SweepHit> TriangleTree::sweep(const Vec3& c, double r, const Vec3&
       if (reach >= until) {
         continue;
       }
-      const auto hit = sweep_sphere_triangle(c, r, d, t[0], t[1], t[2]);
+      const auto hit = sweep_sphere_polygon(c, r, d, t.data(), 3, n);
       if (hit && hit->t < until) {
         best = hit;
         until = hit->t;
