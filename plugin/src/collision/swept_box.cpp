@@ -8,7 +8,7 @@ namespace {
 
 /// Below this |cos| between an edge and the normal the edge is taken as lying across it: the
 /// feature that leads along the normal then runs along that edge.
-constexpr double kAcross = 1e-6;
+constexpr double k_across = 1e-6;
 
 /// A box's feature that leads along unit n: its corner (1 point), the ends of its edge (2) or
 /// its face's corners in order around it (4). Returns the count.
@@ -20,7 +20,7 @@ int leading_feature(const Vec3& centre, const Vec3 (&axes)[3], const Vec3& half,
   int count = 0;
   for (int i = 0; i < 3; ++i) {
     const double s = dot(axes[i], n);
-    if (std::fabs(s) > kAcross || count == 2) {
+    if (std::fabs(s) > k_across || count == 2) {
       base += (s > 0.0 ? h[i] : -h[i]) * axes[i];
     } else {
       along[count++] = i;

@@ -65,7 +65,7 @@ Vec3 random_half(test::Random& rng) {
 TEST(SweptBox, FirstTouchIsOdesFirstOverlapOnRandomPaths) {
   OdeBoxes ode;
   test::Random rng(2611);
-  constexpr int kGrid = 4000;
+  constexpr int k_grid = 4000;
   int hits = 0;
   int misses = 0;
   int unsure = 0;
@@ -87,8 +87,8 @@ TEST(SweptBox, FirstTouchIsOdesFirstOverlapOnRandomPaths) {
     const Vec3 d = (aim - c) * rng.uniform(1.0, 1.5);
     const auto hit = sweep_box_centred_box(c, q, half_a, d, half_b);
     int first = -1;
-    for (int k = 0; k <= kGrid && first < 0; ++k) {
-      if (ode.overlap(c + (static_cast<double>(k) / kGrid) * d, q)) {
+    for (int k = 0; k <= k_grid && first < 0; ++k) {
+      if (ode.overlap(c + (static_cast<double>(k) / k_grid) * d, q)) {
         first = k;
       }
     }
@@ -96,9 +96,9 @@ TEST(SweptBox, FirstTouchIsOdesFirstOverlapOnRandomPaths) {
       ASSERT_GT(first, 0) << "case " << i << " starts apart by construction";
       ++hits;
       ASSERT_TRUE(hit.has_value())
-          << "case " << i << ": ODE finds an overlap at t = " << static_cast<double>(first) / kGrid;
-      double lo = static_cast<double>(first - 1) / kGrid;
-      double hi = static_cast<double>(first) / kGrid;
+          << "case " << i << ": ODE finds an overlap at t = " << static_cast<double>(first) / k_grid;
+      double lo = static_cast<double>(first - 1) / k_grid;
+      double hi = static_cast<double>(first) / k_grid;
       for (int k = 0; k < 60; ++k) {
         const double mid = 0.5 * (lo + hi);
         (ode.overlap(c + mid * d, q) ? hi : lo) = mid;
@@ -128,11 +128,11 @@ TEST(SweptBox, FirstTouchIsOdesFirstOverlapOnRandomPaths) {
     }
     // Apart throughout if A grown by more than the grid's spacing (a box grown by m on every
     // side holds A's points within m) never overlaps either.
-    const double margin = 1.5 * norm(d) / kGrid + 1e-6;
+    const double margin = 1.5 * norm(d) / k_grid + 1e-6;
     ode.shape(half_a + Vec3{margin, margin, margin}, half_b);
     bool near = false;
-    for (int k = 0; k <= kGrid && !near; ++k) {
-      near = ode.overlap(c + (static_cast<double>(k) / kGrid) * d, q);
+    for (int k = 0; k <= k_grid && !near; ++k) {
+      near = ode.overlap(c + (static_cast<double>(k) / k_grid) * d, q);
     }
     if (near) {
       ++unsure; // grazes within the margin: neither answer is shown wrong
