@@ -15,9 +15,6 @@
 #include <vector>
 
 namespace odemocap {
-namespace detail {
-struct ChordError;
-} // namespace detail
 
 /// Settings of a SweepGuard; every field has a default, the constructor validates them.
 struct SweepSettings {
@@ -131,13 +128,24 @@ public:
 
 private:
   struct Scratch;
+  struct Pair;
+  struct Touch;
   /// The fewest sub-steps (at most max_sub_steps) over which error(fraction of the step)
   /// keeps within the tolerance.
-  int sub_steps(const detail::ChordError& error);
+  template <typename Error> int sub_steps(const Error& error);
   /// Gathers this step's dynamic geoms and their boxes over the step, once per step.
   void gather_dynamic(double h);
   bool prepare(dBodyID body, double h);
   void sweep_against(dBodyID body, dGeomID other, double h);
+  /// Sub-steps the pair's frames and the swept body's poses are worked out for.
+  void set_frames(Pair& pair, int k_steps);
+  void sweep_spheres(const Pair& pair, std::size_t geom);
+  void sweep_box(Pair& pair, std::size_t geom);
+  /// The touching check and the contact of a box's first touch; false when touching now.
+  bool box_touch(const Pair& pair, const Touch& touch);
+  /// Contacts for the box's corners that reach the target later in the step.
+  void box_corners(const Pair& pair, std::size_t geom, const Vec3& first_point);
+  void add_contact(const Pair& pair, const Touch& touch);
   void sweep_body(dBodyID body, double h);
   void sweep_into_static(double h);
   void check_teleports();

@@ -3,6 +3,7 @@
 #include <odemocap/sweep_guard.hpp>
 
 #include "collision/chord_error.hpp"
+#include "collision/swept_box.hpp"
 #include "collision/swept_sphere.hpp"
 #include "collision/triangle_tree.hpp"
 #include "describe.hpp"
@@ -60,6 +61,14 @@ std::optional<Swept> swept_spheres(dGeomID geom, double tolerance) {
   return Swept{geom, at.p + rotate(at.q, Vec3{0, 0, -0.5 * length}),
                at.p + rotate(at.q, Vec3{0, 0, 0.5 * length}), r, static_cast<std::size_t>(n) + 1};
 }
+
+/// A guarded box geom: its pose in its body's frame, half extents (m) and half diagonal.
+struct SweptBox {
+  dGeomID geom = nullptr;
+  Pose at;
+  Vec3 half;
+  double bound = 0.0;
+};
 
 /// The constant angular velocity (rad/s) that turns `body` over a step of h as ODE will: its
 /// spin w in finite rotation mode; otherwise ODE's first-order update q += h/2 w q, normalised,
@@ -165,6 +174,21 @@ bool describe_target(dGeomID geom, double h, Target& t) {
   return true;
 }
 
+/// A sphere or capsule target as spheres along its axis (in its frame), as swept_spheres()
+/// makes of a guarded one.
+Swept target_spheres(const Target& t, double tolerance) {
+  if (t.kind != dCapsuleClass) {
+    return Swept{nullptr, {}, {}, t.radius, 1};
+  }
+  const double spacing = std::min(t.radius, std::sqrt(8.0 * t.radius * tolerance));
+  const int n = std::max(1, static_cast<int>(std::ceil(2.0 * t.half_length / spacing)));
+  return Swept{nullptr,
+               {0, 0, -t.half_length},
+               {0, 0, t.half_length},
+               t.radius,
+               static_cast<std::size_t>(n) + 1};
+}
+
 /// A sphere moving from c by d against the target, all in the target's own frame.
 std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, const Vec3& d) {
   // Most sphere paths pass the target by: its bounding sphere rules them out cheaply, by the
@@ -184,6 +208,27 @@ std::optional<detail::SweepHit> sweep(const Target& t, const Vec3& c, double r, 
   case dTriMeshClass: return t.mesh->sweep(c, r, d);
   default: return detail::sweep_sphere_centred_box(c, r, d, t.half);
   }
+}
+
+/// A point moving from c by d against a box or plane target (in its frame): where it enters,
+/// with the normal of the face it enters through (at t = 0 when it starts inside).
+std::optional<detail::SweepHit> sweep_point(const Target& t, const Vec3& c, const Vec3& d) {
+  if (t.kind == dPlaneClass) {
+    return detail::sweep_sphere_half_space(c, 0.0, d);
+  }
+  const auto entry = detail::enter_box(c, d, t.half);
+  if (!entry) {
+    return std::nullopt;
+  }
+  const Vec3 at = c + entry->t * d;
+  Vec3 normal{0, 0, 1};
+  if (entry->axis >= 0) {
+    const double along[3] = {at.x, at.y, at.z};
+    double n[3] = {0.0, 0.0, 0.0};
+    n[entry->axis] = along[entry->axis] > 0.0 ? 1.0 : -1.0;
+    normal = {n[0], n[1], n[2]};
+  }
+  return detail::SweepHit{entry->t, at, normal};
 }
 
 /// A time no later than a sphere's path first touches the target (in the target's frame),
@@ -581,6 +626,7 @@ struct ImpulseRow {
 
 struct SweepGuard::Scratch {
   std::vector<Swept> swept;
+  std::vector<SweptBox> boxes;
   std::vector<Pose> poses;
   Vec3 low;  ///< the swept volume's bounds, this body, this step
   Vec3 high;
@@ -766,7 +812,7 @@ int SweepGuard::collide(double h) {
   return added_;
 }
 
-int SweepGuard::sub_steps(const detail::ChordError& error) {
+template <typename Error> int SweepGuard::sub_steps(const Error& error) {
   // The fewest sub-steps whose chords keep within the tolerance. The error shrinks with the
   // span, about as its square for small turns: start from that estimate and step to the answer.
   const auto enough = [&](int k) { return error(1.0 / k) <= settings_.tolerance; };
@@ -806,30 +852,44 @@ void SweepGuard::gather_dynamic(double h) {
 bool SweepGuard::prepare(dBodyID body, double h) {
   Scratch& x = *scratch_;
   x.swept.clear();
+  x.boxes.clear();
   for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
     if (const std::optional<Swept> swept = swept_spheres(g, settings_.tolerance)) {
       x.swept.push_back(*swept);
+    } else if (dGeomGetClass(g) == dBoxClass) {
+      dVector3 sides;
+      dGeomBoxGetLengths(g, sides);
+      const Vec3 half = 0.5 * vec3_from_ode(sides);
+      x.boxes.push_back({g, offset_of(g), half, norm(half)});
     } else {
       ++stats_.unsupported;
     }
   }
-  if (x.swept.empty()) {
+  if (x.swept.empty() && x.boxes.empty()) {
     return false;
   }
   // A geom's sphere centres lie on a segment, so the farthest from the origin, and each
-  // coordinate's extremes, are at its ends.
-  double reach = 0.0;         // farthest swept point from the body's origin
-  double smallest = INFINITY; // smallest swept radius
+  // coordinate's extremes, are at its ends. Discrete collision at both ends of a step misses
+  // nothing deeper than the tolerance where a sphere of radius r moves at most
+  // 2 sqrt(2 r tolerance) (the depth between the two spheres is the sagitta of that chord);
+  // a box's corner can slip past a thin target's edge by as far as it moves, so a box allows
+  // the tolerance itself.
+  double reach = 0.0;        // farthest swept point from the body's origin
+  double allowed = INFINITY; // most any point may move in the step without being swept
   for (const Swept& g : x.swept) {
     reach = std::max(reach, std::max(norm(g.front), norm(g.back)) + g.radius);
-    smallest = std::min(smallest, g.radius);
+    allowed = std::min(allowed, 2.0 * std::sqrt(2.0 * g.radius * settings_.tolerance));
+  }
+  for (const SweptBox& b : x.boxes) {
+    reach = std::max(reach, norm(b.at.p) + b.bound);
+    allowed = std::min(allowed, settings_.tolerance);
   }
   const Pose start = body_pose(body);
   const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
   const Vec3 w = step_spin(body, h);
   // Too slow to pass anything: no point moves further than this bound in the step.
   const double travel = (norm(v) + norm(w) * reach) * h;
-  if (travel <= 2.0 * std::sqrt(2.0 * smallest * settings_.tolerance)) {
+  if (travel <= allowed) {
     ++stats_.slow;
     return false;
   }
@@ -843,15 +903,18 @@ bool SweepGuard::prepare(dBodyID body, double h) {
     const double s = static_cast<double>(k) / k_steps;
     Pose& pose = x.poses[static_cast<std::size_t>(k)];
     pose = {start.p + (s * h) * v, integrate(start.q, w, s * h)};
+    const auto hold = [&](const Vec3& c, double radius) {
+      const double grow = radius + settings_.tolerance;
+      low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow), std::min(low.z, c.z - grow)};
+      high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
+              std::max(high.z, c.z + grow)};
+    };
     for (const Swept& g : x.swept) {
-      const double grow = g.radius + settings_.tolerance;
-      for (const Vec3& end : {g.front, g.back}) {
-        const Vec3 c = pose.p + rotate(pose.q, end);
-        low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow),
-               std::min(low.z, c.z - grow)};
-        high = {std::max(high.x, c.x + grow), std::max(high.y, c.y + grow),
-                std::max(high.z, c.z + grow)};
-      }
+      hold(pose.p + rotate(pose.q, g.front), g.radius);
+      hold(pose.p + rotate(pose.q, g.back), g.radius);
+    }
+    for (const SweptBox& b : x.boxes) {
+      hold(pose.p + rotate(pose.q, b.at.p), b.bound);
     }
   }
   x.low = low;
@@ -908,72 +971,195 @@ void SweepGuard::sweep_into_static(double h) {
   }
 }
 
+namespace {
+
+/// The contact: body 1 the target, body 2 the swept body, normal from the swept geom into the
+/// target (ODE's normal points into body 1), placed on the target as it is now (the hit's point
+/// and normal in the target's frame, taken back to its pose now). In that frame the touching
+/// point travels `travel` along the normal over the step and reaches the target after `gap`:
+/// the target's surface there must give way by travel - gap beyond the motion it has, so
+/// n . (v_target(point) - v_swept(point)) >= (travel - gap) / h +
+/// n . (v_target(point) - v_swept(point)) with the velocities now. ODE reads the swept body's
+/// velocity at the contact point, which for a turning body is not the velocity of the point
+/// that hits: this is why the right-hand side comes from that point's path. For bodies that
+/// only translate it is -gap / h, the pair closing by the gap and no more.
+struct Hit {
+  Vec3 normal; ///< world
+  Vec3 point;  ///< world
+  double gap = 0.0;
+  double travel = 0.0;
+  Pending pending;
+};
+
+} // namespace
+
+/// A first touch to make a contact of: the touch in the target's frame, the swept geom and the
+/// point of it that touches (in its body's frame): a sphere's centre and radius, or a point on
+/// a box's surface and radius 0.
+struct SweepGuard::Touch {
+  FirstTouch first;
+  dGeomID swept = nullptr;
+  Vec3 body_point;
+  double radius = 0.0;
+};
+
+/// One guarded body swept against one target over a step: what all the body's geoms share.
+struct SweepGuard::Pair {
+  dBodyID body = nullptr;
+  dGeomID other = nullptr;
+  dBodyID other_body = nullptr; ///< null for a guarded static geom
+  Target target;
+  Pose start; ///< the swept body's pose now
+  Vec3 v;     ///< its velocity (m/s)
+  Vec3 w;     ///< its spin over the step (rad/s, step_spin())
+  double h = 0.0;
+  double relative_travel = 0.0; ///< of the two origins over the step (m)
+  /// Farthest a swept point lies from the target's origin over the step (m).
+  double distance = 0.0;
+  int k_steps = 1;                               ///< sub-steps of the frames below (set_frames())
+  const std::vector<Pose>* frames = nullptr;     ///< per sub-step: world to the target's frame
+  const std::vector<Pose>* body_poses = nullptr; ///< per sub-step: the swept body's pose
+
+  /// Where a point of the swept body (in its frame) is at sub-step instant k, in the target's
+  /// frame.
+  Vec3 local(int k, const Vec3& body_point) const {
+    const Pose& f = (*frames)[static_cast<std::size_t>(k)];
+    const Pose& b = (*body_poses)[static_cast<std::size_t>(k)];
+    return rotate(f.q, b.p + rotate(b.q, body_point) - f.p);
+  }
+  /// The bound on how far the chords of a swept point's path in the target's frame stray
+  /// from it (chord_error.hpp).
+  detail::ChordError chord_error(double reach) const {
+    return {distance, reach, norm(w) * h, norm(target.spin) * h, relative_travel};
+  }
+  Hit hit_of(const Touch& touch) const;
+};
+
+Hit SweepGuard::Pair::hit_of(const Touch& touch) const {
+  FirstTouch f = touch.first;
+  f.end = local(k_steps, touch.body_point);
+  const Vec3 local_normal = -1.0 * f.hit.normal;
+  Hit out;
+  out.gap = std::max(0.0, dot(f.at_hit - f.start, local_normal));
+  out.travel = dot(f.end - f.start, local_normal);
+  out.normal = rotate(target.pose.q, local_normal);
+  // ODE takes one point for both bodies' lever arms. On a dynamic target, the hit's point on
+  // its surface now. On a static one the lever arm that matters is the moving body's: the
+  // point of it that leads along the normal now, not where it will be (a lever arm reaching
+  // ahead to the touch would let the solver spin a ball instead of stopping it).
+  const Pose& now = (*body_poses)[0];
+  out.point = moves_freely(other_body)
+                  ? target.pose.p + rotate(target.pose.q, f.hit.point)
+                  : now.p + rotate(now.q, touch.body_point) + touch.radius * out.normal;
+  Pending& pending = out.pending;
+  pending.body1 = other_body;
+  pending.body2 = body;
+  pending.local1 = to_local(other_body, out.point);
+  pending.local2 = to_local(body, out.point);
+  pending.normal1 = direction_to_local(other_body, out.normal);
+  face_of(target, f.hit.normal, pending.face_axis, pending.face_sign);
+  pending.box = other;
+  pending.ball = touch.body_point;
+  pending.ball_radius = touch.radius;
+  pending.ball_start = start.p + rotate(start.q, pending.ball);
+  pending.box_start = target.pose;
+  return out;
+}
+
+void SweepGuard::set_frames(Pair& pair, int k_steps) {
+  Scratch& x = *scratch_;
+  stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
+  // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept
+  // body's pose: both turn by a fixed rotation per sub-step, composed rather than recomputed.
+  x.frames.resize(static_cast<std::size_t>(k_steps) + 1);
+  x.body_poses.resize(static_cast<std::size_t>(k_steps) + 1);
+  const double sub = pair.h / k_steps;
+  const Quat target_turn = conj(from_rotation_vector(pair.target.spin * sub));
+  const Quat body_turn = from_rotation_vector(pair.w * sub);
+  Quat target_q = conj(pair.target.pose.q);
+  Quat body_q = pair.start.q;
+  for (int k = 0; k <= k_steps; ++k) {
+    const double t = k * sub;
+    x.frames[static_cast<std::size_t>(k)] = {pair.target.pose.p + t * pair.target.velocity,
+                                             target_q};
+    x.body_poses[static_cast<std::size_t>(k)] = k_steps == x.k_steps
+                                                    ? x.poses[static_cast<std::size_t>(k)]
+                                                    : Pose{pair.start.p + t * pair.v, body_q};
+    target_q = target_q * target_turn;
+    body_q = body_turn * body_q;
+  }
+  pair.k_steps = k_steps;
+  pair.frames = &x.frames;
+  pair.body_poses = &x.body_poses;
+}
+
 void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
   Scratch& x = *scratch_;
-  Target target;
+  Pair pair;
   const StaticMesh* mesh = dGeomGetBody(other) == nullptr ? x.mesh_of(other) : nullptr;
-  if (!locate_target(other, target, mesh != nullptr ? &mesh->tree : nullptr)) {
+  if (!locate_target(other, pair.target, mesh != nullptr ? &mesh->tree : nullptr)) {
     ++stats_.unsupported;
     return;
   }
-  const dBodyID other_body = dGeomGetBody(other); // null for a guarded static geom
-  const Pose start = body_pose(body);
-  const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
+  pair.body = body;
+  pair.other = other;
+  pair.other_body = dGeomGetBody(other);
+  pair.h = h;
+  pair.start = body_pose(body);
+  pair.v = vec3_from_ode(dBodyGetLinearVel(body));
+  const Target& target = pair.target;
   // Most candidates never come near: the distance between the two origins (each moving on a
   // line; turning about its own origin changes no distance from it) stays above the sum of
   // the radii that hold each shape.
   {
-    const Vec3 m = start.p - target.pose.p;
-    const Vec3 d = h * (v - target.velocity);
+    const Vec3 m = pair.start.p - target.pose.p;
+    const Vec3 d = h * (pair.v - target.velocity);
     const double dd = dot(d, d);
     const double s = dd > 0.0 ? std::clamp(-dot(m, d) / dd, 0.0, 1.0) : 0.0;
     if (norm(m + s * d) > target.bound + x.reach + settings_.tolerance) {
       return;
     }
   }
-  orient_target(other, h, target);
-  const Vec3 w = step_spin(body, h);
+  orient_target(other, h, pair.target);
+  pair.w = step_spin(body, h);
+  pair.relative_travel = norm(pair.v - target.velocity) * h;
+  pair.distance = norm(pair.start.p - target.pose.p) + x.reach + pair.relative_travel;
   // The sweep runs in the target's own frame, which moves and turns with it meanwhile: a
   // spinning plate's rim comes round to meet the sphere. In that frame a swept point's path is
   // curved, and it is swept along chords; over a fraction tau of the step they stray from it by
   // at most chord_error(tau) (see there), and the step is cut into as many sub-steps as keep
   // that within the tolerance.
-  const double relative_travel = norm(v - target.velocity) * h; // over the step
-  const detail::ChordError chord_error{norm(start.p - target.pose.p) + x.reach + relative_travel,
-                                       x.reach, norm(w) * h, norm(target.spin) * h,
-                                       relative_travel};
-  const int k_steps = std::max(x.k_steps, sub_steps(chord_error));
-  stats_.sub_steps_max = std::max(stats_.sub_steps_max, k_steps);
-  // Each sub-step's map from world to the target's frame (x -> conj(q) (x - p)) and the swept
-  // body's pose: both turn by a fixed rotation per sub-step, composed rather than recomputed.
-  x.frames.resize(static_cast<std::size_t>(k_steps) + 1);
-  x.body_poses.resize(static_cast<std::size_t>(k_steps) + 1);
-  const double sub = h / k_steps;
-  const Quat target_turn = conj(from_rotation_vector(target.spin * sub));
-  const Quat body_turn = from_rotation_vector(w * sub);
-  Quat target_q = conj(target.pose.q);
-  Quat body_q = start.q;
-  for (int k = 0; k <= k_steps; ++k) {
-    const double t = k * sub;
-    x.frames[static_cast<std::size_t>(k)] = {target.pose.p + t * target.velocity, target_q};
-    x.body_poses[static_cast<std::size_t>(k)] =
-        k_steps == x.k_steps ? x.poses[static_cast<std::size_t>(k)] : Pose{start.p + t * v, body_q};
-    target_q = target_q * target_turn;
-    body_q = body_turn * body_q;
+  if (!x.swept.empty()) {
+    set_frames(pair, std::max(x.k_steps, sub_steps(pair.chord_error(x.reach))));
+    for (std::size_t i = 0; i < x.swept.size(); ++i) {
+      sweep_spheres(pair, i);
+    }
   }
-  const auto local = [&](int k, const Vec3& body_point) {
-    const Pose& f = x.frames[static_cast<std::size_t>(k)];
-    const Pose& b = x.body_poses[static_cast<std::size_t>(k)];
-    return rotate(f.q, b.p + rotate(b.q, body_point) - f.p);
-  };
+  for (std::size_t i = 0; i < x.boxes.size(); ++i) {
+    sweep_box(pair, i);
+  }
+}
+
+void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
+  Scratch& x = *scratch_;
+  const Swept& g = x.swept[geom];
+  const Target& target = pair.target;
+  const int k_steps = pair.k_steps;
+  if (!bits_allow(g.geom, pair.other)) {
+    return;
+  }
+  ++stats_.pairs_swept;
+  const detail::ChordError chord_error = pair.chord_error(x.reach);
   // The geom's spheres between two of the sub-steps' instants, along the chords joining them;
   // the ends of its segment at each instant in the target's frame, worked out when first asked.
-  const auto path_between = [&](const Swept& g, int k0, int k1) {
+  x.ends.resize(static_cast<std::size_t>(k_steps) + 1);
+  x.ends_known.assign(static_cast<std::size_t>(k_steps) + 1, 0);
+  const auto path_between = [&](int k0, int k1) {
     const auto ends = [&](int k) -> const std::pair<Vec3, Vec3>& {
       const auto i = static_cast<std::size_t>(k);
       if (!x.ends_known[i]) {
-        const Vec3 front = local(k, g.front);
-        x.ends[i] = {front, local(k, g.back) - front};
+        const Vec3 front = pair.local(k, g.front);
+        x.ends[i] = {front, pair.local(k, g.back) - front};
         x.ends_known[i] = 1;
       }
       return x.ends[i];
@@ -982,190 +1168,299 @@ void SweepGuard::sweep_against(dBodyID body, dGeomID other, double h) {
     const auto& [front1, axis1] = ends(k1);
     return SegmentPath{front0, axis0, front1, axis1, std::max(norm(axis0), norm(axis1))};
   };
-  for (const Swept& g : x.swept) {
-    if (!bits_allow(g.geom, other)) {
-      continue;
-    }
-    ++stats_.pairs_swept;
-    x.ends.resize(static_cast<std::size_t>(k_steps) + 1);
-    x.ends_known.assign(static_cast<std::size_t>(k_steps) + 1, 0);
-    FirstTouch first;
-    std::size_t first_ball = 0;
-    const std::vector<char>* skip = nullptr; // spheres left to discrete collision
-    // Sub-steps k0..k1 at once first: the chords from instant k0 to k1 stray from the
-    // sub-steps' chords (which join points of the path) by no more than from the path,
-    // chord_error of their span, so the geom as one sphere grown by that and swept along them
-    // touches no later than any sphere in any of those sub-steps. A miss passes them all over;
-    // otherwise the earlier half first, down to single sub-steps, each swept as before
-    // (first_touch). A pair that passes wide ends at the top.
-    const auto first_in = [&](const auto& self, int k0, int k1) -> bool {
-      if (k1 - k0 > 1) {
-        const SegmentPath path = path_between(g, k0, k1);
-        const Vec3 middle0 = path.front0 + 0.5 * path.axis0;
-        const Vec3 middle1 = path.front1 + 0.5 * path.axis1;
-        const double grown =
-            g.radius + 0.5 * path.stretch + chord_error(static_cast<double>(k1 - k0) / k_steps);
-        if (!touch_no_later_than(target, middle0, grown, middle1 - middle0)) {
-          return false;
-        }
-        const int mid = k0 + (k1 - k0) / 2;
-        return self(self, k0, mid) || self(self, mid, k1);
-      }
-      std::optional<BallHit> best;
-      first_touch(target, g, path_between(g, k0, k1), 0, g.count - 1, skip, best);
-      if (!best) {
+  FirstTouch first;
+  std::size_t first_ball = 0;
+  const std::vector<char>* skip = nullptr; // spheres left to discrete collision
+  // Sub-steps k0..k1 at once first: the chords from instant k0 to k1 stray from the
+  // sub-steps' chords (which join points of the path) by no more than from the path,
+  // chord_error of their span, so the geom as one sphere grown by that and swept along them
+  // touches no later than any sphere in any of those sub-steps. A miss passes them all over;
+  // otherwise the earlier half first, down to single sub-steps, each swept as before
+  // (first_touch). A pair that passes wide ends at the top.
+  const auto first_in = [&](const auto& self, int k0, int k1) -> bool {
+    if (k1 - k0 > 1) {
+      const SegmentPath path = path_between(k0, k1);
+      const Vec3 middle0 = path.front0 + 0.5 * path.axis0;
+      const Vec3 middle1 = path.front1 + 0.5 * path.axis1;
+      const double grown =
+          g.radius + 0.5 * path.stretch + chord_error(static_cast<double>(k1 - k0) / k_steps);
+      if (!touch_no_later_than(target, middle0, grown, middle1 - middle0)) {
         return false;
       }
-      const double s0 = static_cast<double>(k0) / k_steps;
-      const double s1 = static_cast<double>(k1) / k_steps;
-      first = {s0 + best->hit.t * (s1 - s0),
-               best->hit,
-               local(0, g.centre(best->ball)),
-               best->c0 + best->hit.t * (best->c1 - best->c0),
-               {}};
-      first_ball = best->ball;
-      return true;
-    };
+      const int mid = k0 + (k1 - k0) / 2;
+      return self(self, k0, mid) || self(self, mid, k1);
+    }
+    std::optional<BallHit> best;
+    first_touch(target, g, path_between(k0, k1), 0, g.count - 1, skip, best);
+    if (!best) {
+      return false;
+    }
+    const double s0 = static_cast<double>(k0) / k_steps;
+    const double s1 = static_cast<double>(k1) / k_steps;
+    first = {s0 + best->hit.t * (s1 - s0),
+             best->hit,
+             pair.local(0, g.centre(best->ball)),
+             best->c0 + best->hit.t * (best->c1 - best->c0),
+             {}};
+    first_ball = best->ball;
+    return true;
+  };
+  first_in(first_in, 0, k_steps);
+  if (first.s > 1.0) {
+    return;
+  }
+  const auto touch_of = [&](std::size_t ball) {
+    return Touch{first, g.geom, g.centre(ball), g.radius};
+  };
+  // A pair touching now (a hit at the start) has its contact from discrete collision; on a
+  // box's face the guard still watches that the sphere does not end the step through the
+  // face (after_step()). The geom's spheres that touch now are discrete collision's, but on
+  // a free body one that does not may still reach the target later in the step (a stick
+  // turning about the end it rests on swings its other end down): the first of those gets
+  // a contact.
+  dContactGeom touching_geom[1];
+  if (first.s == 0.0 && dCollide(g.geom, pair.other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
+    ++stats_.touching;
+    if (target.kind == dBoxClass) {
+      x.pending.push_back(pair.hit_of(touch_of(first_ball)).pending); // watched
+    }
+    if (!moves_freely(pair.body)) {
+      return; // a captured body's path does not change: its first touch decides
+    }
+    x.skip.resize(g.count);
+    for (std::size_t i = 0; i < g.count; ++i) {
+      x.skip[i] = sweep(target, pair.local(0, g.centre(i)), g.radius, {}) ? 1 : 0;
+    }
+    skip = &x.skip;
+    first = FirstTouch{};
     first_in(first_in, 0, k_steps);
+    skip = nullptr;
     if (first.s > 1.0) {
-      continue;
-    }
-    // The contact: body 1 the target, body 2 the swept body, normal from the swept geom into
-    // the target (ODE's normal points into body 1), placed on the target as it is now (the
-    // hit's point and normal in the target's frame, taken back to its pose now). In that frame
-    // the sphere travels `travel` along the normal over the step and reaches the target after
-    // `gap`: the target's surface there must give way by travel - gap beyond the motion it
-    // has, so n . (v_target(point) - v_swept(point)) >= (travel - gap) / h +
-    // n . (v_target(point) - v_swept(point)) with the velocities now. ODE reads the swept
-    // body's velocity at the contact point, which for a turning body is not the velocity of
-    // the sphere that hits: this is why the right-hand side comes from the sphere's path. For
-    // bodies that only translate it is -gap / h, the pair closing by the gap and no more.
-    // With restitution, ODE measures the bounce relative to motionN (its right-hand side is
-    // -e (v - motionN) + motionN), which would take (1 + e) gap / h off the rebound: there
-    // motionN stays 0 and the rebound is the one the approach speed calls for, given in this
-    // step rather than at the touch.
-    struct Hit {
-      Vec3 normal; ///< world
-      Vec3 point;  ///< world
-      double gap = 0.0;
-      double travel = 0.0;
-      Pending pending;
-    };
-    const auto hit_of = [&](FirstTouch f, std::size_t ball) {
-      f.end = local(k_steps, g.centre(ball));
-      const Vec3 local_normal = -1.0 * f.hit.normal;
-      Hit out;
-      out.gap = std::max(0.0, dot(f.at_hit - f.start, local_normal));
-      out.travel = dot(f.end - f.start, local_normal);
-      out.normal = rotate(target.pose.q, local_normal);
-      // ODE takes one point for both bodies' lever arms. On a dynamic target, the hit's point
-      // on its surface now. On a static one the lever arm that matters is the moving body's:
-      // the point of its sphere that leads along the normal now, not where the sphere will be
-      // (a lever arm reaching ahead to the touch would let the solver spin a ball instead of
-      // stopping it).
-      out.point = moves_freely(other_body)
-                      ? target.pose.p + rotate(target.pose.q, f.hit.point)
-                      : x.body_poses[0].p + rotate(x.body_poses[0].q, g.centre(ball)) +
-                            g.radius * out.normal;
-      Pending& pending = out.pending;
-      pending.body1 = other_body;
-      pending.body2 = body;
-      pending.local1 = to_local(other_body, out.point);
-      pending.local2 = to_local(body, out.point);
-      pending.normal1 = direction_to_local(other_body, out.normal);
-      face_of(target, f.hit.normal, pending.face_axis, pending.face_sign);
-      pending.box = other;
-      pending.ball = g.centre(ball);
-      pending.ball_radius = g.radius;
-      pending.ball_start = start.p + rotate(start.q, pending.ball);
-      pending.box_start = target.pose;
-      return out;
-    };
-    // A pair touching now (a hit at the start) has its contact from discrete collision; on a
-    // box's face the guard still watches that the sphere does not end the step through the
-    // face (after_step()). The geom's spheres that touch now are discrete collision's, but on
-    // a free body one that does not may still reach the target later in the step (a stick
-    // turning about the end it rests on swings its other end down): the first of those gets
-    // a contact.
-    dContactGeom touching_geom[1];
-    if (first.s == 0.0 && dCollide(g.geom, other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
-      ++stats_.touching;
-      if (target.kind == dBoxClass) {
-        x.pending.push_back(hit_of(first, first_ball).pending); // watched
-      }
-      if (!moves_freely(body)) {
-        continue; // a captured body's path does not change: its first touch decides
-      }
-      x.skip.resize(g.count);
-      for (std::size_t i = 0; i < g.count; ++i) {
-        x.skip[i] = sweep(target, local(0, g.centre(i)), g.radius, {}) ? 1 : 0;
-      }
-      skip = &x.skip;
-      first = FirstTouch{};
-      first_in(first_in, 0, k_steps);
-      skip = nullptr;
-      if (first.s > 1.0) {
-        continue;
-      }
-    }
-    const auto add_contact = [&](const FirstTouch& f, std::size_t ball) {
-      const Hit hit = hit_of(f, ball);
-      const Vec3& normal = hit.normal;
-      const Vec3& point = hit.point;
-      Pending pending = hit.pending;
-      dContact contact{};
-      contact.surface = settings_.surface;
-      to_ode(point, contact.geom.pos);
-      to_ode(normal, contact.geom.normal);
-      contact.geom.depth = 0.0;
-      contact.geom.g1 = other;
-      contact.geom.g2 = g.geom;
-      if (settings_.on_contact && !settings_.on_contact(contact)) {
-        ++stats_.refused;
-        return;
-      }
-      const bool bounces = (contact.surface.mode & dContactBounce) != 0;
-      const double closing_now =
-          dot(normal, point_velocity(other_body, point) - point_velocity(body, point));
-      contact.surface.mode |= dContactMotionN;
-      contact.surface.motionN = bounces ? 0.0 : (hit.travel - hit.gap) / h + closing_now;
-      const dJointID joint = dJointCreateContact(world_, contacts_, &contact);
-      dJointAttach(joint, other_body, body);
-      if (!bounces) {
-        x.feedback.emplace_back();
-        dJointSetFeedback(joint, &x.feedback.back());
-        pending.feedback = &x.feedback.back();
-      }
-      x.pending.push_back(pending);
-      contacts_made_.push_back({joint, other, g.geom, point, normal, hit.gap});
-      ++stats_.speculative_contacts;
-      ++added_;
-    };
-    add_contact(first, first_ball);
-    // A free body that the contact turns (a thrown stick whose end strikes) swings its other
-    // end along an arc no single contact's row, linear in the step, holds back: each end of a
-    // capsule that reaches the target in the step gets a contact of its own as well.
-    if (!moves_freely(body) || g.count < 2) {
-      continue;
-    }
-    for (const std::size_t end : {std::size_t{0}, g.count - 1}) {
-      if (end == first_ball) {
-        continue;
-      }
-      x.skip.assign(g.count, 1);
-      x.skip[end] = 0;
-      if (sweep(target, local(0, g.centre(end)), g.radius, {})) {
-        continue; // touching now: discrete collision's
-      }
-      skip = &x.skip;
-      first = FirstTouch{};
-      first_in(first_in, 0, k_steps);
-      skip = nullptr;
-      if (first.s <= 1.0) {
-        add_contact(first, end);
-      }
+      return;
     }
   }
+  add_contact(pair, touch_of(first_ball));
+  // A free body that the contact turns (a thrown stick whose end strikes) swings its other
+  // end along an arc no single contact's row, linear in the step, holds back: each end of a
+  // capsule that reaches the target in the step gets a contact of its own as well.
+  if (!moves_freely(pair.body) || g.count < 2) {
+    return;
+  }
+  for (const std::size_t end : {std::size_t{0}, g.count - 1}) {
+    if (end == first_ball) {
+      continue;
+    }
+    x.skip.assign(g.count, 1);
+    x.skip[end] = 0;
+    if (sweep(target, pair.local(0, g.centre(end)), g.radius, {})) {
+      continue; // touching now: discrete collision's
+    }
+    skip = &x.skip;
+    first = FirstTouch{};
+    first_in(first_in, 0, k_steps);
+    skip = nullptr;
+    if (first.s <= 1.0) {
+      add_contact(pair, touch_of(end));
+    }
+  }
+}
+
+void SweepGuard::sweep_box(Pair& pair, std::size_t geom) {
+  Scratch& x = *scratch_;
+  const SweptBox b = x.boxes[geom];
+  const Target& target = pair.target;
+  if (!bits_allow(b.geom, pair.other)) {
+    return;
+  }
+  if (target.kind == dTriMeshClass) {
+    ++stats_.unsupported; // a box against a trimesh's triangles is not swept
+    return;
+  }
+  ++stats_.pairs_swept;
+  const double h = pair.h;
+  // Frames, the box's centre and orientation, at sub-step instant k.
+  const auto box_pose = [&](int k) {
+    const Pose& f = (*pair.frames)[static_cast<std::size_t>(k)];
+    const Pose& body = (*pair.body_poses)[static_cast<std::size_t>(k)];
+    return Pose{pair.local(k, b.at.p), f.q * body.q * b.at.q};
+  };
+  const auto touch_at = [&](int k, const detail::SweepHit& hit, const Vec3& geom_point) {
+    Touch touch;
+    touch.swept = b.geom;
+    touch.body_point = b.at.p + rotate(b.at.q, geom_point);
+    touch.first.s = (k + hit.t) / pair.k_steps;
+    touch.first.hit = hit;
+    touch.first.start = pair.local(0, touch.body_point);
+    touch.first.at_hit = hit.point;
+    return touch;
+  };
+  if (target.kind == dBoxClass || target.kind == dPlaneClass) {
+    // In the target's frame, each sub-step the box translates along its centre's chord at its
+    // middle orientation (sweep_box_centred_box, sweep_box_half_space). Its points stray from
+    // their paths by their chords' error and by the turn ignored: half the sub-step's turn of
+    // the box against the frame times the box's half diagonal.
+    const detail::ChordError chord_error = pair.chord_error(x.reach);
+    const double turn = (norm(pair.w) + norm(target.spin)) * h;
+    const auto error = [&](double tau) {
+      return chord_error(tau) + b.bound * std::min(0.5 * turn * tau, 2.0);
+    };
+    set_frames(pair, std::max(x.k_steps, sub_steps(error)));
+    const double slack = error(1.0 / pair.k_steps);
+    Pose now = box_pose(0);
+    for (int k = 0; k < pair.k_steps; ++k) {
+      const Pose next = box_pose(k + 1);
+      const Vec3 d = next.p - now.p;
+      const Quat middle = nlerp(now.q, next.q, 0.5);
+      std::optional<detail::SweepHit> hit;
+      if (touch_no_later_than(target, now.p, b.bound + slack, d)) {
+        hit = target.kind == dBoxClass
+                  ? detail::sweep_box_centred_box(now.p, middle, b.half, d, target.half)
+                  : detail::sweep_box_half_space(now.p, middle, b.half, d);
+      }
+      if (hit) {
+        const Touch first =
+            touch_at(k, *hit, rotate(conj(middle), hit->point - (now.p + hit->t * d)));
+        if (box_touch(pair, first)) {
+          box_corners(pair, geom, first.body_point);
+        }
+        return;
+      }
+      now = next;
+    }
+    return;
+  }
+  // A sphere or a capsule: its spheres swept in the box's frame (the roles swapped), where
+  // they move along chords as the box's spheres do in a target's frame.
+  const Swept spheres = target_spheres(target, settings_.tolerance);
+  const detail::ChordError chord_error{pair.distance + target.bound, target.bound,
+                                       norm(target.spin) * h, norm(pair.w) * h,
+                                       pair.relative_travel};
+  // The box's frame turns about the body's origin, not its own: add its centre's sagitta.
+  const double turn = norm(pair.w) * h;
+  const auto error = [&](double tau) {
+    return chord_error(tau) + norm(b.at.p) * std::min(0.125 * turn * turn * tau * tau, 2.0);
+  };
+  set_frames(pair, std::max(x.k_steps, sub_steps(error)));
+  Target box;
+  box.kind = dBoxClass;
+  box.half = b.half;
+  box.bound = b.bound;
+  // Where a point of the target (its frame) is at instant k, in the box's frame.
+  const auto in_box = [&](int k, const Vec3& point) {
+    const Pose& f = (*pair.frames)[static_cast<std::size_t>(k)];
+    const Pose& body = (*pair.body_poses)[static_cast<std::size_t>(k)];
+    const Vec3 world = f.p + rotate(conj(f.q), point);
+    return rotate(conj(body.q * b.at.q), world - (body.p + rotate(body.q, b.at.p)));
+  };
+  for (int k = 0; k < pair.k_steps; ++k) {
+    const Vec3 front0 = in_box(k, spheres.front);
+    const Vec3 front1 = in_box(k + 1, spheres.front);
+    const Vec3 axis0 = in_box(k, spheres.back) - front0;
+    const Vec3 axis1 = in_box(k + 1, spheres.back) - front1;
+    std::optional<BallHit> best;
+    first_touch(box, spheres, {front0, axis0, front1, axis1, std::max(norm(axis0), norm(axis1))}, 0,
+                spheres.count - 1, nullptr, best);
+    if (!best) {
+      continue;
+    }
+    // The touch in the target's frame: the box's surface point there at the hit, the normal
+    // (box to sphere in the box's frame) turned round, at instant k.
+    const Vec3 geom_point = best->hit.point;
+    const Vec3 body_point = b.at.p + rotate(b.at.q, geom_point);
+    const Pose& body = (*pair.body_poses)[static_cast<std::size_t>(k)];
+    const Pose& f = (*pair.frames)[static_cast<std::size_t>(k)];
+    const Vec3 normal = rotate(f.q * body.q * b.at.q, -1.0 * best->hit.normal);
+    const Vec3 at_hit = pair.local(k, body_point) +
+                        best->hit.t * (pair.local(k + 1, body_point) - pair.local(k, body_point));
+    box_touch(pair, touch_at(k, {best->hit.t, at_hit, normal}, geom_point));
+    return;
+  }
+}
+
+bool SweepGuard::box_touch(const Pair& pair, const Touch& touch) {
+  // Touching now: discrete collision's (watched on a box's face, as for spheres).
+  dContactGeom touching_geom[1];
+  if (touch.first.s == 0.0 &&
+      dCollide(touch.swept, pair.other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
+    ++stats_.touching;
+    if (pair.target.kind == dBoxClass) {
+      scratch_->pending.push_back(pair.hit_of(touch).pending);
+    }
+    return false;
+  }
+  add_contact(pair, touch);
+  return true;
+}
+
+void SweepGuard::box_corners(const Pair& pair, std::size_t geom, const Vec3& first_point) {
+  // A box that strikes a plate with a corner or an edge goes on to press its face into it
+  // within the step: one contact lets the plate turn about it and the box's other corners
+  // through. Each corner that reaches the target in the step, swept as a point along its own
+  // chords, gets a contact of its own, as discrete collision would give them in turn.
+  const SweptBox& b = scratch_->boxes[geom];
+  for (int i = 0; i < 8; ++i) {
+    const Vec3 corner = b.at.p + rotate(b.at.q, Vec3{(i & 1) != 0 ? b.half.x : -b.half.x,
+                                                     (i & 2) != 0 ? b.half.y : -b.half.y,
+                                                     (i & 4) != 0 ? b.half.z : -b.half.z});
+    if (norm(corner - first_point) <= 1e-9 * b.bound) {
+      continue; // the first touch itself
+    }
+    for (int k = 0; k < pair.k_steps; ++k) {
+      const Vec3 c0 = pair.local(k, corner);
+      const auto hit = sweep_point(pair.target, c0, pair.local(k + 1, corner) - c0);
+      if (!hit) {
+        continue;
+      }
+      if (k > 0 || hit->t > 0.0) {
+        Touch touch;
+        touch.swept = b.geom;
+        touch.body_point = corner;
+        touch.first.s = (k + hit->t) / pair.k_steps;
+        touch.first.hit = *hit;
+        touch.first.start = pair.local(0, corner);
+        touch.first.at_hit = c0 + hit->t * (pair.local(k + 1, corner) - c0);
+        add_contact(pair, touch);
+      }
+      break; // a corner inside the target now is discrete collision's
+    }
+  }
+}
+
+void SweepGuard::add_contact(const Pair& pair, const Touch& touch) {
+  Scratch& x = *scratch_;
+  const Hit hit = pair.hit_of(touch);
+  dContact contact{};
+  contact.surface = settings_.surface;
+  to_ode(hit.point, contact.geom.pos);
+  to_ode(hit.normal, contact.geom.normal);
+  contact.geom.depth = 0.0;
+  contact.geom.g1 = pair.other;
+  contact.geom.g2 = touch.swept;
+  if (settings_.on_contact && !settings_.on_contact(contact)) {
+    ++stats_.refused;
+    return;
+  }
+  // With restitution, ODE measures the bounce relative to motionN (its right-hand side is
+  // -e (v - motionN) + motionN), which would take (1 + e) gap / h off the rebound: there
+  // motionN stays 0 and the rebound is the one the approach speed calls for, given in this
+  // step rather than at the touch.
+  const bool bounces = (contact.surface.mode & dContactBounce) != 0;
+  const double closing_now = dot(hit.normal, point_velocity(pair.other_body, hit.point) -
+                                                 point_velocity(pair.body, hit.point));
+  contact.surface.mode |= dContactMotionN;
+  contact.surface.motionN = bounces ? 0.0 : (hit.travel - hit.gap) / pair.h + closing_now;
+  const dJointID joint = dJointCreateContact(world_, contacts_, &contact);
+  dJointAttach(joint, pair.other_body, pair.body);
+  Pending pending = hit.pending;
+  if (!bounces) {
+    x.feedback.emplace_back();
+    dJointSetFeedback(joint, &x.feedback.back());
+    pending.feedback = &x.feedback.back();
+  }
+  x.pending.push_back(pending);
+  contacts_made_.push_back({joint, pair.other, touch.swept, hit.point, hit.normal, hit.gap});
+  ++stats_.speculative_contacts;
+  ++added_;
 }
 
 } // namespace odemocap

@@ -133,14 +133,43 @@ Vec3 middle_of_overlap(const Vec3* subject, int count, const Vec3 (&clip)[4], co
   return sum / size;
 }
 
+/// A box's edge directions (the columns of q's rotation).
+void axes_of(const Quat& q, Vec3 (&axes)[3]) {
+  const Mat3 m = to_matrix(q);
+  for (int i = 0; i < 3; ++i) {
+    axes[i] = {m.m[0][i], m.m[1][i], m.m[2][i]};
+  }
+}
+
 } // namespace
+
+std::optional<SweepHit> sweep_box_half_space(const Vec3& c, const Quat& q, const Vec3& half_a,
+                                             const Vec3& d) {
+  Vec3 axes[3];
+  axes_of(q, axes);
+  const double reach = half_a.x * std::fabs(axes[0].z) + half_a.y * std::fabs(axes[1].z) +
+                       half_a.z * std::fabs(axes[2].z);
+  const double lowest = c.z - reach;
+  double t = 0.0;
+  if (lowest > 0.0) {
+    if (!(d.z < 0.0) || lowest > -d.z) {
+      return std::nullopt;
+    }
+    t = lowest / -d.z;
+  }
+  Vec3 feature[4];
+  const int count = leading_feature(c + t * d, axes, half_a, {0, 0, -1}, feature);
+  Vec3 middle{};
+  for (int k = 0; k < count; ++k) {
+    middle += feature[k] / count;
+  }
+  return SweepHit{t, {middle.x, middle.y, 0.0}, {0, 0, 1}};
+}
 
 std::optional<SweepHit> sweep_box_centred_box(const Vec3& c, const Quat& q, const Vec3& half_a,
                                               const Vec3& d, const Vec3& half_b) {
-  const Mat3 m = to_matrix(q);
-  const Vec3 axes_a[3] = {{m.m[0][0], m.m[1][0], m.m[2][0]},
-                          {m.m[0][1], m.m[1][1], m.m[2][1]},
-                          {m.m[0][2], m.m[1][2], m.m[2][2]}};
+  Vec3 axes_a[3];
+  axes_of(q, axes_a);
   const Vec3 axes_b[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double enter = -INFINITY; // latest opening of an axis's interval so far
   double leave = INFINITY;  // earliest closing

@@ -28,4 +28,9 @@ namespace odemocap::detail {
 std::optional<SweepHit> sweep_box_centred_box(const Vec3& c, const Quat& q, const Vec3& half_a,
                                               const Vec3& d, const Vec3& half_b);
 
+/// The same box A against the half-space z <= 0: first touch where its lowest corner reaches
+/// z = 0, at the middle of the feature that leads down (a corner, an edge, a face); normal +z.
+std::optional<SweepHit> sweep_box_half_space(const Vec3& c, const Quat& q, const Vec3& half_a,
+                                             const Vec3& d);
+
 } // namespace odemocap::detail
