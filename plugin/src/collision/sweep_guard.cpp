@@ -951,7 +951,7 @@ void SweepGuard::sweep_into_static(double h) {
   x.movers.clear();
   for (const Dynamic& d : x.dynamic) {
     const int kind = dGeomGetClass(d.geom);
-    if (kind == dSphereClass || kind == dCapsuleClass) {
+    if (kind == dSphereClass || kind == dCapsuleClass || kind == dBoxClass) {
       x.movers.push_back(d.body);
     }
   }
@@ -1320,7 +1320,9 @@ void SweepGuard::sweep_box(Pair& pair, std::size_t geom) {
       if (hit) {
         const Touch first =
             touch_at(k, *hit, rotate(conj(middle), hit->point - (now.p + hit->t * d)));
-        if (box_touch(pair, first)) {
+        // Touching now, a captured box's path is what it is; a free one turned by what it
+        // touches swings its other corners in (a box striking a wall with one corner).
+        if (box_touch(pair, first) || moves_freely(pair.body)) {
           box_corners(pair, geom, first.body_point);
         }
         return;

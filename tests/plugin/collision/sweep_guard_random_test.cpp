@@ -754,19 +754,26 @@ TEST(SweepGuardRandomScenes, AGlancingHitWithoutRestitutionGivesTheBallTheHandsN
 
 /// A free ball (3 cm, 0.1 kg) thrown at 25-60 m/s at a static 1 cm wall (a box geom without a
 /// body, or a closed trimesh of 12 triangles) at random incidence up to 60 degrees; true when
-/// it ends beyond the wall.
-bool ball_passes_wall(Random& random, bool guarded, bool mesh = false) {
+/// it ends beyond the wall. With `box`, a free box (3 x 3 x 6 cm, turned at random) instead.
+bool ball_passes_wall(Random& random, bool guarded, bool mesh = false, bool box = false) {
   SweepScene scene;
   const std::unique_ptr<test::MeshGeom> wall_mesh =
       mesh ? test::box_mesh(scene.space, {0.005, 1.0, 1.0}) : nullptr;
   dGeomID wall = mesh ? wall_mesh->geom : dCreateBox(scene.space, 0.01, 2.0, 2.0); // x = 0
-  dBodyID ball = scene.dynamic(dCreateSphere(scene.space, 0.03), 0.1);
+  dBodyID ball = scene.dynamic(
+      box ? dCreateBox(scene.space, 0.03, 0.03, 0.06) : dCreateSphere(scene.space, 0.03), 0.1);
+  if (box) {
+    dQuaternion q;
+    to_ode(random.rotation(), q);
+    dBodySetQuaternion(ball, q);
+  }
   const double speed = random.uniform(25.0, 60.0);
   const double incidence = random.uniform(0.0, 60.0) * k_pi / 180.0;
   const double around = random.uniform(0.0, 2 * k_pi);
   const Vec3 v{speed * std::cos(incidence), speed * std::sin(incidence) * std::cos(around),
                speed * std::sin(incidence) * std::sin(around)};
-  set_pose(ball, -(random.uniform(1.0, 2.0) * k_h) * v, Quat{});
+  const Vec3 start = -(random.uniform(1.0, 2.0) * k_h) * v;
+  dBodySetPosition(ball, start.x, start.y, start.z);
   set_velocity(ball, v);
   SweepSettings settings;
   settings.surface = scene.surface;
@@ -781,19 +788,21 @@ bool ball_passes_wall(Random& random, bool guarded, bool mesh = false) {
 }
 
 TEST(SweepGuardRandomScenes, AGuardedStaticWallStopsEveryFastBall) {
-  for (const bool mesh : {false, true}) {
-    Random with(mesh ? 94 : 5), without(mesh ? 94 : 5);
+  // Balls at a box wall and a trimesh wall; free boxes at the box wall.
+  for (const auto& [mesh, box] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    const unsigned seed = mesh ? 94 : box ? 17 : 5;
+    Random with(seed), without(seed);
     int passed = 0, passed_unguarded = 0;
     const int balls = 60;
     for (int i = 0; i < balls; ++i) {
-      passed += ball_passes_wall(with, true, mesh) ? 1 : 0;
-      passed_unguarded += ball_passes_wall(without, false, mesh) ? 1 : 0;
+      passed += ball_passes_wall(with, true, mesh, box) ? 1 : 0;
+      passed_unguarded += ball_passes_wall(without, false, mesh, box) ? 1 : 0;
     }
-    std::printf("[ metric ] balls at 25-60 m/s at a static 1 cm %s wall: %d of %d through it "
+    std::printf("[ metric ] %s at 25-60 m/s at a static 1 cm %s wall: %d of %d through it "
                 "guarded, %d unguarded\n",
-                mesh ? "trimesh" : "box", passed, balls, passed_unguarded);
-    EXPECT_EQ(passed, 0) << mesh;
-    EXPECT_GT(passed_unguarded, balls / 2) << mesh;
+                box ? "boxes" : "balls", mesh ? "trimesh" : "box", passed, balls, passed_unguarded);
+    EXPECT_EQ(passed, 0) << mesh << box;
+    EXPECT_GT(passed_unguarded, balls / 2) << mesh << box;
   }
 }
 
