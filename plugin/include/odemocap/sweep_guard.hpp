@@ -1,8 +1,8 @@
 #pragma once
 /// SweepGuard: continuous collision for fast kinematic bodies. Between two steps a captured bat
 /// or hand can move further than a ball or a plate is thick, and ODE's discrete collision never
-/// sees the contact its exact velocities were meant to make. The guard sweeps the body's sphere
-/// and capsule geoms along the motion of the coming step and adds a speculative contact where
+/// sees the contact its exact velocities were meant to make. The guard sweeps the body's sphere,
+/// capsule and box geoms along the motion of the coming step and adds a speculative contact where
 /// they would first touch a dynamic geom: the solver may close that pair by the gap, no more.
 
 #include <odemocap/pose.hpp>
@@ -75,14 +75,15 @@ struct SpeculativeContact {
 /// Sweeps guarded bodies (any bodies of the world; typically kinematic ones a KinematicDriver
 /// moves) from their pose now along the motion ODE will give them in the next step, from their
 /// velocities: the position moves by v h, the orientation turns by w h (finite rotation mode,
-/// which the driver sets). Their sphere and capsule geoms are swept against the sphere, capsule
-/// and box geoms of dynamic bodies in the space whose collision bits allow the pair, that are not
-/// touching now and not joined to the guarded body by another joint. Call collide(h) after
+/// which the driver sets). Their sphere, capsule and box geoms are swept against the sphere,
+/// capsule and box geoms of dynamic bodies in the space whose collision bits allow the pair, that
+/// are not touching now and not joined to the guarded body by another joint. Call collide(h) after
 /// KinematicDriver::prestep(h) and before the world step. Never destroys what it did not create.
 /// A body whose swept spheres (radius r) each move less than 2 sqrt(2 r tolerance) in a step is
 /// not swept: discrete collision at either end of the step misses nothing deeper than the
-/// tolerance. Static geoms can be guarded too (guard_static): the sphere and capsule geoms of
-/// dynamic bodies are then swept against them along those bodies' velocities.
+/// tolerance (a box: the tolerance). Static geoms can be guarded too (guard_static): the sphere,
+/// capsule and box geoms of dynamic bodies are then swept against them along those bodies'
+/// velocities.
 ///
 /// A speculative contact lets the pair close by the gap over the step, so the target ends the
 /// step touching but still short of the normal speed the hit gives it (by up to gap / h). Where
