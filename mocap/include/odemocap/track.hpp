@@ -207,6 +207,34 @@ public:
   Pose sample(double t, Interp interp = Interp::Linear,
               OutOfRange out_of_range = OutOfRange::Clamp) const;
 
+  /// The samples sample(t, Interp::Linear, out_of_range) interpolates, and where between them:
+  /// its pose is interpolate_linear() of samples i and j at fraction u (bit for bit). Outside
+  /// the valid samples' span (after wrapping for OutOfRange::Loop) i == j is the nearer end
+  /// and u is 0. For a caller that samples many tracks in one pass (the kinematic driver): find
+  /// every interval first, then interpolate, so the tracks' work overlaps. Throws as sample().
+  struct Interval {
+    std::size_t i = 0; ///< sample index of the earlier sample
+    std::size_t j = 0; ///< sample index of the later sample (i when outside the span)
+    double u = 0.0;    ///< fraction from i to j, in [0, 1)
+  };
+  Interval interval(double t, OutOfRange out_of_range = OutOfRange::Clamp) const;
+
+  /// The linear interpolation of samples i and j at fraction u: lerp of the positions, slerp
+  /// of the orientations (the identity for a position-only track). What sample() returns for
+  /// Interp::Linear at the interval() of its time.
+  Pose interpolate_linear(const Interval& at) const {
+    if (position_only_) {
+      return {positions_[at.i] + (positions_[at.j] - positions_[at.i]) * at.u, k_identity_};
+    }
+    return interpolate_linear(positions_[at.i], orientations_[at.i], positions_[at.j],
+                              orientations_[at.j], at.u);
+  }
+  /// The same from samples already read: p0, q0 at u = 0, p1, q1 at u = 1.
+  static Pose interpolate_linear(const Vec3& p0, const Quat& q0, const Vec3& p1, const Quat& q1,
+                                 double u) {
+    return {p0 + (p1 - p0) * u, slerp(q0, q1, u)};
+  }
+
   /// Asks the CPU to start loading the samples sample(t, ..., out_of_range) will read, and
   /// returns at once: a caller about to sample many tracks prefetches them all first, so their
   /// cache misses overlap instead of adding up. No effect on results; does nothing for a
@@ -224,6 +252,9 @@ private:
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
   std::size_t interval_guess(double t) const;
   std::size_t interval_index(double t) const;
+  /// interval() and the position k of sample i among the valid samples (what cubic
+  /// interpolation needs for its knot velocities).
+  Interval locate(double t, OutOfRange out_of_range, std::size_t& k) const;
 
   static constexpr Quat k_identity_{};
 

@@ -9,6 +9,7 @@
 
 #include <odemocap/track.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,31 @@ Vec3 linear_velocity(const Vec3& p0, const Vec3& p1, double dt);
 /// non-unit quaternions (see k_estimator_unit_tolerance), dt that is not finite and positive,
 /// or a rate that overflows (dt below about 1e-307 s).
 Vec3 angular_velocity(const Quat& q0, const Quat& q1, double dt);
+
+/// angular_velocity(q0, q1, dt) without its argument checks, for hot loops whose quaternions
+/// are unit by construction (a track's samples, an ODE body's orientation) and that divide
+/// once: given inv_dt = 1 / dt (1/s), the same value bit for bit. Never throws: non-finite
+/// input gives a non-finite result, for the caller to test.
+Vec3 angular_velocity_unchecked(const Quat& q0, const Quat& q1, double inv_dt);
+
+/// One body's step toward a captured pose, for step_velocities(): the two samples of its track
+/// around the target and the fraction between them (Track::interval), the body frame in the
+/// track's frame, and the body's pose now. The target and the velocities are written back.
+struct BodyStep {
+  Vec3 p0, p1;    ///< the samples' positions (m, world)
+  Quat q0, q1;    ///< the samples' orientations (unit)
+  double u = 0.0; ///< fraction from sample 0 to sample 1, in [0, 1]
+  Pose offset;    ///< body frame in the track's frame (m; unit quaternion)
+  Pose now;       ///< the body's pose now (m, world; unit quaternion)
+  Pose goal;      ///< out: Track::interpolate_linear(p0, q0, p1, q1, u) * offset
+  Vec3 linear;    ///< out: (goal.p - now.p) / dt (m/s, world)
+  Vec3 angular;   ///< out: angular_velocity(now.q, goal.q, dt) (rad/s, world)
+};
+
+/// Fills goal, linear and angular of steps[0, n) for a step of dt = 1 / inv_dt seconds: what
+/// the one-body functions give, bit for bit, two bodies at a time in SIMD registers (a
+/// kinematic driver's whole step in one call). Unchecked like angular_velocity_unchecked.
+void step_velocities(BodyStep* steps, std::size_t n, double inv_dt);
 
 /// The same angular velocity expressed in the body frame of q0 (rad/s).
 Vec3 angular_velocity_body(const Quat& q0, const Quat& q1, double dt);

@@ -4,6 +4,8 @@
 
 #include <odemocap/quat.hpp>
 
+#include "math/double2.hpp"
+
 #include <cmath>
 
 namespace odemocap::detail {
@@ -15,46 +17,54 @@ inline constexpr double k_series_limit = 0.25;
 /// call does not burden the registers of the loops that inline the series.
 [[gnu::cold, gnu::noinline]] double theta_over_sin_wide(double s2, double c);
 
+/// The series of theta/sin(theta) = asin(s)/s in x = s^2 = sin(theta)^2, for s < 1/4: the
+/// Maclaurin series sum_n C(2n,n) / (4^n (2n+1)) x^n to n = 12 (the first omitted term is
+/// below 1.3e-18, a tenth of an ulp). For one value (T = double) or two (T = Double2).
+template <class T> inline T theta_over_sin_series(T x) {
+  // 1 + x Q(x) with Q evaluated by Estrin's scheme: a dependency chain of 5 multiply-adds
+  // instead of Horner's 12, so consecutive frame pairs overlap in the pipeline, and a single
+  // rounding against the leading 1 at the end.
+  constexpr T c1 = splat<T>(1.0 / 6.0), c2 = splat<T>(3.0 / 40.0), c3 = splat<T>(5.0 / 112.0),
+              c4 = splat<T>(35.0 / 1152.0), c5 = splat<T>(63.0 / 2816.0),
+              c6 = splat<T>(231.0 / 13312.0), c7 = splat<T>(143.0 / 10240.0),
+              c8 = splat<T>(6435.0 / 557056.0), c9 = splat<T>(12155.0 / 1245184.0),
+              c10 = splat<T>(46189.0 / 5505024.0), c11 = splat<T>(88179.0 / 12058624.0),
+              c12 = splat<T>(676039.0 / 104857600.0);
+  const T x2 = x * x;
+  const T x4 = x2 * x2;
+  const T a = (c1 + c2 * x) + x2 * (c3 + c4 * x);
+  const T b = (c5 + c6 * x) + x2 * (c7 + c8 * x);
+  const T d = (c9 + c10 * x) + x2 * (c11 + c12 * x);
+  return splat<T>(1.0) + x * (a + x4 * (b + x4 * d));
+}
+
 /// theta / sin(theta) for theta in [0, pi/2], given s2 = sin(theta)^2 and c = cos(theta) >= 0.
 /// For sin(theta) < 1/4 (rotations under 29 degrees per interval: 60 rad/s at 120 Hz, beyond
-/// human motion) it is the Maclaurin series of asin(s)/s, sum_n C(2n,n) / (4^n (2n+1)) s^(2n),
-/// to n = 12; it needs no square root and no division, and the first omitted term is below
-/// 1.3e-18, a tenth of an ulp. Otherwise atan2(s, c) / s, accurate for every angle.
+/// human motion) the series above: no square root and no division. Otherwise
+/// atan2(s, c) / s, accurate for every angle.
 inline double theta_over_sin(double s2, double c) {
   if (s2 < k_series_limit * k_series_limit) {
-    // 1 + x Q(x) with Q evaluated by Estrin's scheme: a dependency chain of 5 multiply-adds
-    // instead of Horner's 12, so consecutive frame pairs overlap in the pipeline, and a single
-    // rounding against the leading 1 at the end.
-    constexpr double c1 = 1.0 / 6.0, c2 = 3.0 / 40.0, c3 = 5.0 / 112.0, c4 = 35.0 / 1152.0,
-                     c5 = 63.0 / 2816.0, c6 = 231.0 / 13312.0, c7 = 143.0 / 10240.0,
-                     c8 = 6435.0 / 557056.0, c9 = 12155.0 / 1245184.0,
-                     c10 = 46189.0 / 5505024.0, c11 = 88179.0 / 12058624.0,
-                     c12 = 676039.0 / 104857600.0;
-    const double x = s2;
-    const double x2 = x * x;
-    const double x4 = x2 * x2;
-    const double a = (c1 + c2 * x) + x2 * (c3 + c4 * x);
-    const double b = (c5 + c6 * x) + x2 * (c7 + c8 * x);
-    const double d = (c9 + c10 * x) + x2 * (c11 + c12 * x);
-    return 1.0 + x * (a + x4 * (b + x4 * d));
+    return theta_over_sin_series(s2);
   }
   return theta_over_sin_wide(s2, c);
 }
 
 /// sin(x) / x and cos(x) for |x| <= 1/4 from their Taylor series to x^12 (first omitted
 /// terms below 1e-17 relative), in x2 = x^2, by Estrin's scheme: no call into libm and a
-/// dependency chain of three multiply-adds.
-inline double small_sinc(double x2) {
-  constexpr double c1 = -1.0 / 6, c2 = 1.0 / 120, c3 = -1.0 / 5040, c4 = 1.0 / 362880,
-                   c5 = -1.0 / 39916800, c6 = 1.0 / 6227020800;
-  const double x4 = x2 * x2;
-  return ((1.0 + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+/// dependency chain of three multiply-adds. For one value or two, as above.
+template <class T> inline T small_sinc(T x2) {
+  constexpr T c1 = splat<T>(-1.0 / 6), c2 = splat<T>(1.0 / 120), c3 = splat<T>(-1.0 / 5040),
+              c4 = splat<T>(1.0 / 362880), c5 = splat<T>(-1.0 / 39916800),
+              c6 = splat<T>(1.0 / 6227020800);
+  const T x4 = x2 * x2;
+  return ((splat<T>(1.0) + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
 }
-inline double small_cos(double x2) {
-  constexpr double c1 = -1.0 / 2, c2 = 1.0 / 24, c3 = -1.0 / 720, c4 = 1.0 / 40320,
-                   c5 = -1.0 / 3628800, c6 = 1.0 / 479001600;
-  const double x4 = x2 * x2;
-  return ((1.0 + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+template <class T> inline T small_cos(T x2) {
+  constexpr T c1 = splat<T>(-1.0 / 2), c2 = splat<T>(1.0 / 24), c3 = splat<T>(-1.0 / 720),
+              c4 = splat<T>(1.0 / 40320), c5 = splat<T>(-1.0 / 3628800),
+              c6 = splat<T>(1.0 / 479001600);
+  const T x4 = x2 * x2;
+  return ((splat<T>(1.0) + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
 }
 
 /// Derivative of Slerp(q0, q1) at t = 0 as a world angular velocity (rad/s).

@@ -2,6 +2,8 @@
 // sin and cos of one angle, or of two at once, inline, for the loaders' Euler angles (forward
 // kinematics of every joint-frame): glibc's sincos is a call that took a fifth of a BVH load.
 
+#include "math/double2.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,19 +12,6 @@ namespace odemocap::detail {
 
 /// Beyond this |x| (rad) sin_cos() calls the library: its reduction is exact only this far.
 inline constexpr double k_sin_cos_fast_limit = 8.0;
-
-/// Two doubles in one SSE2 register (GCC's and Clang's vector extension), and their bits.
-using Double2 = double __attribute__((vector_size(16)));
-using Bits2 = std::uint64_t __attribute__((vector_size(16)));
-
-/// `value` as a T: a double, or both lanes of a Double2.
-template <class T> constexpr T splat(double value) {
-  if constexpr (sizeof(T) == sizeof(double)) {
-    return value;
-  } else {
-    return T{value, value};
-  }
-}
 
 /// The reduction and the polynomials sin_cos() is made of, for one angle (T = double) or two
 /// (T = Double2). For |x| <= k_sin_cos_fast_limit: x = k pi/2 + r with k the nearest integer,

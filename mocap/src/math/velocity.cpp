@@ -83,6 +83,10 @@ Vec3 angular_velocity(const Quat& q0, const Quat& q1, double dt) {
   return detail::require_finite_result(detail::geodesic_rate(q0, q1, 1.0 / dt), "angular_velocity");
 }
 
+Vec3 angular_velocity_unchecked(const Quat& q0, const Quat& q1, double inv_dt) {
+  return detail::geodesic_rate(q0, q1, inv_dt);
+}
+
 Vec3 angular_velocity_body(const Quat& q0, const Quat& q1, double dt) {
   check_rotation_args(q0, q1, dt, "angular_velocity_body");
   return detail::require_finite_result(rotate(conj(q0), detail::geodesic_rate(q0, q1, 1.0 / dt)),

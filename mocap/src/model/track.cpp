@@ -341,7 +341,7 @@ void Track::prefetch(double t, OutOfRange out_of_range) const {
   }
 }
 
-Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
+Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k) const {
   if (!std::isfinite(t)) {
     throw MocapError("track '" + name_ + "': sample time must be finite, got " +
                      detail::describe(t));
@@ -351,20 +351,39 @@ Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
   }
   t = wrap(t, out_of_range);
   if (t <= first_valid_time_) {
-    return pose(valid_indices().front());
+    k = 0;
+    const std::size_t i = valid_indices().front();
+    return {i, i, 0.0};
   }
   if (t >= last_valid_time_) {
-    return pose(valid_indices().back());
+    k = valid_count() - 1;
+    const std::size_t i = valid_indices().back();
+    return {i, i, 0.0};
   }
-  const std::size_t k = interval_index(t);
+  k = interval_index(t);
   const std::size_t i = dense_ ? k : valid_index_[k];
   const std::size_t j = dense_ ? k + 1 : valid_index_[k + 1];
-  const double duration = times_[j] - times_[i];
-  const double u = (t - times_[i]) / duration;
-  if (interp == Interp::Linear) {
-    return {positions_[i] + (positions_[j] - positions_[i]) * u,
-            position_only_ ? k_identity_ : slerp(orientations_[i], orientations_[j], u)};
+  return {i, j, (t - times_[i]) / (times_[j] - times_[i])};
+}
+
+Track::Interval Track::interval(double t, OutOfRange out_of_range) const {
+  std::size_t k = 0;
+  return locate(t, out_of_range, k);
+}
+
+Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {
+  std::size_t k = 0;
+  const Interval at = locate(t, out_of_range, k);
+  if (at.i == at.j) {
+    return pose(at.i);
   }
+  if (interp == Interp::Linear) {
+    return interpolate_linear(at);
+  }
+  const std::size_t i = at.i;
+  const std::size_t j = at.j;
+  const double duration = times_[j] - times_[i];
+  const double u = at.u;
   const auto linear = [this](std::size_t a, std::size_t b, double dt) {
     return (positions_[b] - positions_[a]) / dt;
   };

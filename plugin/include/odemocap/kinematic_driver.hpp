@@ -5,9 +5,11 @@
 #include <odemocap/plugin_error.hpp>
 #include <odemocap/pose_source.hpp>
 #include <odemocap/track.hpp>
+#include <odemocap/velocity.hpp>
 
 #include <ode/ode.h>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -178,6 +180,10 @@ private:
     double max_linear_speed2 = 0.0; ///< squared limits: no square root per step
     double max_angular_speed2 = 0.0;
     int joints_seen = -1; ///< the body's joint count when its neighbours were last handled
+    /// dBodyGetPosition and dBodyGetQuaternion of the body, taken at bind(): ODE returns
+    /// pointers into the body, which stay put while it exists (and a bound body must).
+    const dReal* position = nullptr;
+    const dReal* orientation = nullptr;
   };
 
   const Binding& binding(BindingId id, const char* function) const;
@@ -196,12 +202,28 @@ private:
   void handle_neighbours(Binding& b);
   /// Sets the velocities that take the body to `goal` in the step (or teleports it there).
   void move_to(Binding& b, const Pose& goal, double h, double inv_h);
+  /// Sets velocities v (m/s) and w (rad/s) on `b`'s body, or teleports it to `goal` when they
+  /// pass its limits or are not finite; keeps its statistics.
+  void apply_velocities(Binding& b, const Pose& goal, const Vec3& v, const Vec3& w);
+  /// Whether prestep() may drive `b` in its batch: a placed track binding, linear
+  /// interpolation, no release at the end, a drive mode that computes velocities.
+  bool batched(const Binding& b) const;
+  /// The batch: gather() reads a binding's samples and body into it; drive_batch() computes
+  /// every target in it and its velocities (step_velocities), sets them (or teleports), counts
+  /// and empties it.
+  void gather(Binding& b, double next);
+  void drive_batch(double inv_h);
 
   dWorldID world_;
   DriveMode mode_ = DriveMode::Geodesic;
   NeighbourSettings neighbours_;
   double time_ = 0.0;
   std::vector<Binding> bindings_;
+  /// A few bindings prestep() drives together, and their steps: enough for the arithmetic of
+  /// one to overlap the next one's, few enough to stay in the L1 cache.
+  std::array<Binding*, 8> batch_bindings_{};
+  std::array<BodyStep, 8> batch_{};
+  std::size_t batch_size_ = 0;                   ///< steps of batch_ in use
   std::vector<detail::Controller*> controllers_; ///< owned by the joints and followers
 };
 

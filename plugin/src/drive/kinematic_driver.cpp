@@ -99,6 +99,8 @@ KinematicDriver::BindingId KinematicDriver::add_binding(dBodyID body, Binding b,
   dBodySetAutoDisableFlag(body, 0);
   dBodyEnable(body);
   b.body = body;
+  b.position = dBodyGetPosition(body);
+  b.orientation = dBodyGetQuaternion(body);
   b.options = options;
   b.identity_offset = detail::is_identity(options.offset);
   b.max_linear_speed2 = options.max_linear_speed * options.max_linear_speed;
@@ -204,12 +206,16 @@ void KinematicDriver::prestep(double h) {
   // After a world step the bindings' tracks, samples and bodies have left the caches, and one
   // binding's misses would wait for the previous one's: a pipeline loads them ahead. Binding
   // i + 2A's track object is fetched, then (its addresses known) binding i + A's samples and
-  // body, while binding i is driven.
+  // body, while binding i's samples are read into the batch. The batch's arithmetic runs
+  // eight bindings at a time, two per SIMD register (step_velocities), where one binding's
+  // long chains of dependent operations (Slerp, offset, Slerp derivative) overlap another's
+  // instead of waiting on each other and on the calls into ODE.
   const double next = time_ + h;
   const double inv_h = 1.0 / h;
   constexpr std::size_t k_ahead = 8;
   const std::size_t n = bindings_.size();
   const auto wanted = [](const Binding& b) { return b.active && !b.stats.released && !b.source; };
+  batch_size_ = 0;
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
       __builtin_prefetch(bindings_[i].track.get());
@@ -217,21 +223,73 @@ void KinematicDriver::prestep(double h) {
     if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
       const Binding& b = bindings_[i - k_ahead];
       b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
-      __builtin_prefetch(dBodyGetPosition(b.body));
-      __builtin_prefetch(dBodyGetQuaternion(b.body));
+      __builtin_prefetch(b.body); // its flags and joints: the handle is the body's address
+      __builtin_prefetch(b.position);
+      __builtin_prefetch(b.orientation);
     }
     if (i >= 2 * k_ahead && bindings_[i - 2 * k_ahead].active) {
       Binding& b = bindings_[i - 2 * k_ahead];
-      drive(b, h, next, inv_h);
-      handle_neighbours(b);
+      if (batched(b)) {
+        gather(b, next);
+        if (batch_size_ == batch_.size()) {
+          drive_batch(inv_h);
+        }
+      } else {
+        drive(b, h, next, inv_h);
+        handle_neighbours(b);
+      }
     }
   }
+  drive_batch(inv_h);
   // After the bindings: a joint's rows start from the poses and velocities the bodies have
   // this step.
   for (detail::Controller* c : controllers_) {
     c->update(time_, h);
   }
   time_ += h;
+}
+
+bool KinematicDriver::batched(const Binding& b) const {
+  return b.track && b.placed && !b.stats.released && b.options.at_end != TrackEnd::Release &&
+         b.options.interp == Interp::Linear && mode_ == DriveMode::Geodesic;
+}
+
+void KinematicDriver::gather(Binding& b, double next) {
+  const Track& track = *b.track;
+  const Track::Interval at =
+      track.interval(detail::track_time(b.options, next), detail::out_of_range(b.options));
+  batch_bindings_[batch_size_] = &b;
+  BodyStep& s = batch_[batch_size_++];
+  s.p0 = track.position(at.i);
+  s.p1 = track.position(at.j);
+  s.q0 = track.orientation(at.i);
+  s.q1 = track.orientation(at.j);
+  s.u = at.u;
+  s.offset = b.identity_offset ? Pose{} : b.options.offset;
+  // A body's quaternion is unit (ODE normalises what it is given) or, set non-finite by the
+  // program, gives a non-finite rate, which apply_velocities() turns into a teleport.
+  s.now = {{b.position[0], b.position[1], b.position[2]},
+           {b.orientation[0], b.orientation[1], b.orientation[2], b.orientation[3]}};
+}
+
+void KinematicDriver::drive_batch(double inv_h) {
+  step_velocities(batch_.data(), batch_size_, inv_h);
+  for (std::size_t k = 0; k < batch_size_; ++k) {
+    Binding& b = *batch_bindings_[k];
+    const BodyStep& s = batch_[k];
+    // A dBodySetMass after bind() makes the body dynamic again; ODE's auto-disable may have
+    // put it to sleep, and a velocity alone does not wake it.
+    if (!dBodyIsKinematic(b.body)) {
+      dBodySetKinematic(b.body);
+    }
+    if (!dBodyIsEnabled(b.body)) {
+      dBodyEnable(b.body);
+    }
+    ++b.stats.steps;
+    apply_velocities(b, s.goal, s.linear, s.angular);
+    handle_neighbours(b);
+  }
+  batch_size_ = 0;
 }
 
 void KinematicDriver::set_neighbours(const NeighbourSettings& settings) {
@@ -361,10 +419,14 @@ void KinematicDriver::move_to(Binding& b, const Pose& goal, double h, double inv
   const Pose now = body_pose(b.body);
   // Positions are bounded (the track's plausibility limits), so the checks of
   // linear_velocity() are not needed: a non-finite position (set by the user) makes the speed
-  // NaN, which fails the test below.
+  // NaN, which fails the test in apply_velocities().
   const Vec3 v = (goal.p - now.p) * inv_h;
-  const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity(now.q, goal.q, h)
+  const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity_unchecked(now.q, goal.q, inv_h)
                                               : angular_velocity_linear_approx(now.q, goal.q, h);
+  apply_velocities(b, goal, v, w);
+}
+
+void KinematicDriver::apply_velocities(Binding& b, const Pose& goal, const Vec3& v, const Vec3& w) {
   const double speed2 = dot(v, v);
   const double spin2 = dot(w, w);
   if (!(speed2 <= b.max_linear_speed2 && spin2 <= b.max_angular_speed2)) {

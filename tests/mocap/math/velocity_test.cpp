@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -248,6 +249,73 @@ TEST(EstimateVelocities, GapsFallBackToTheExistingSideOrMarkNoEstimate) {
       EXPECT_EQ(norm(out.linear[i]), 0.0) << i;
     }
   }
+}
+
+TEST(StepVelocities, EveryBodyGetsWhatTheOneBodyFunctionsGiveBitForBit) {
+  // The batch kernel computes two bodies per SIMD register and hands pairs beyond the series'
+  // range to the one-body path: random batches of every length (odd ones leave a body alone),
+  // steps from none to half turns, u at 0, 1 and between, identity and random offsets, bodies
+  // near their goal and far from it, either sign of each quaternion. Every output must be the
+  // one-body functions' to the bit, and the rate the literal formula's.
+  Random rnd(29);
+  int literal_checked = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const auto n = static_cast<std::size_t>(trial % 19);
+    const double dt = rnd.uniform(1e-3, 0.1);
+    const double inv_dt = 1.0 / dt;
+    std::vector<BodyStep> steps(n);
+    for (BodyStep& s : steps) {
+      const double kind = rnd.uniform(0, 1);
+      const double angle = kind < 0.1   ? 0.0
+                           : kind < 0.8 ? rnd.uniform(0, 0.4)
+                                        : rnd.uniform(0, k_pi);
+      s.q0 = rnd.rotation();
+      s.q1 = from_axis_angle(rnd.unit_vector(), angle) * s.q0;
+      s.q1 = rnd.uniform(0, 1) < 0.3 ? -s.q1 : s.q1;
+      s.p0 = rnd.unit_vector() * rnd.uniform(0, 3);
+      s.p1 = s.p0 + rnd.unit_vector() * rnd.uniform(0, 0.2);
+      const double at = rnd.uniform(0, 1);
+      s.u = at < 0.1 ? 0.0 : at < 0.2 ? 1.0 : rnd.uniform(0, 1);
+      if (rnd.uniform(0, 1) < 0.6) {
+        s.offset = {rnd.unit_vector() * rnd.uniform(0, 0.3), rnd.rotation()};
+      }
+    }
+    std::vector<BodyStep> expected = steps;
+    for (std::size_t i = 0; i < n; ++i) {
+      BodyStep& e = expected[i];
+      const Pose sampled{e.p0 + (e.p1 - e.p0) * e.u, slerp(e.q0, e.q1, e.u)};
+      e.goal = {sampled.p + rotate(sampled.q, e.offset.p), sampled.q * e.offset.q};
+      // The body within a step's turn of its goal (mostly), or anywhere.
+      const double far = rnd.uniform(0, 1) < 0.2 ? k_pi : 0.4;
+      e.now.q = from_axis_angle(rnd.unit_vector(), rnd.uniform(0, far)) * e.goal.q;
+      e.now.q = rnd.uniform(0, 1) < 0.3 ? -e.now.q : e.now.q;
+      e.now.p = e.goal.p + rnd.unit_vector() * rnd.uniform(0, 0.5);
+      steps[i].now = e.now;
+      e.linear = (e.goal.p - e.now.p) * inv_dt;
+      e.angular = angular_velocity(e.now.q, e.goal.q, dt);
+    }
+    step_velocities(steps.data(), n, inv_dt);
+    for (std::size_t i = 0; i < n; ++i) {
+      const BodyStep& s = steps[i];
+      const BodyStep& e = expected[i];
+      const double got[] = {s.goal.p.x,  s.goal.p.y,  s.goal.p.z, s.goal.q.w, s.goal.q.x,
+                            s.goal.q.y,  s.goal.q.z,  s.linear.x, s.linear.y, s.linear.z,
+                            s.angular.x, s.angular.y, s.angular.z};
+      const double want[] = {e.goal.p.x,  e.goal.p.y,  e.goal.p.z, e.goal.q.w, e.goal.q.x,
+                             e.goal.q.y,  e.goal.q.z,  e.linear.x, e.linear.y, e.linear.z,
+                             e.angular.x, e.angular.y, e.angular.z};
+      for (int c = 0; c < 13; ++c) {
+        ASSERT_EQ(got[c], want[c]) << "trial " << trial << ", body " << i << ", output " << c;
+      }
+      const double turn = 2.0 * std::acos(std::fmin(1.0, std::fabs(dot(s.now.q, s.goal.q))));
+      if (turn > 1e-3 && turn < k_pi - 1e-3) {
+        ++literal_checked;
+        const Vec3 literal = literal_slerp_derivative(s.now.q, s.goal.q, dt);
+        ASSERT_TRUE(near_vec(s.angular, literal, 1e-9 * norm(literal))) << trial << " " << i;
+      }
+    }
+  }
+  EXPECT_GT(literal_checked, 3000);
 }
 
 } // namespace

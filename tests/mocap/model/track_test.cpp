@@ -11,6 +11,8 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -289,6 +291,23 @@ TEST(Track, AppendingArraysIsAppendingEachSample) {
   }
 }
 
+/// The reference interval by a linear scan: the last valid sample at or before `at` and the
+/// next valid one (the same one twice before the first or after the last).
+std::pair<std::size_t, std::size_t> scanned_interval(const std::vector<double>& times,
+                                                     const std::vector<std::size_t>& valid,
+                                                     double at) {
+  std::size_t a = valid.front(), b = valid.front();
+  for (std::size_t i : valid) {
+    if (times[i] <= at) {
+      a = b = i;
+    } else {
+      b = i;
+      break;
+    }
+  }
+  return {a, b};
+}
+
 TEST(Track, ValidIndicesAndSamplesAgreeWithAScanWithOrWithoutGaps) {
   // A track without gaps stores no index (sample k is valid sample k) and builds one at its
   // first gap. Random tracks, gap-free or with gaps anywhere (first, last, in runs), with times
@@ -341,16 +360,7 @@ TEST(Track, ValidIndicesAndSamplesAgreeWithAScanWithOrWithoutGaps) {
     ASSERT_EQ(indices.back(), expected.back());
     for (int probe = 0; probe < 40; ++probe) {
       const double at = rnd.uniform(times.front() - 0.01, times.back() + 0.01);
-      // The reference: the last valid sample at or before `at` and the next valid one.
-      std::size_t a = expected.front(), b = expected.front();
-      for (std::size_t i : expected) {
-        if (times[i] <= at) {
-          a = b = i;
-        } else {
-          b = i;
-          break;
-        }
-      }
+      const auto [a, b] = scanned_interval(times, expected, at);
       Vec3 p = poses[a].p;
       if (a != b) {
         const double u = (at - times[a]) / (times[b] - times[a]);
@@ -360,6 +370,77 @@ TEST(Track, ValidIndicesAndSamplesAgreeWithAScanWithOrWithoutGaps) {
       ASSERT_TRUE(is_finite(track.sample(at, Interp::Cubic).p));
     }
   }
+}
+
+TEST(Track, IntervalFindsTheScannedSamplesAndInterpolatesAsSample) {
+  // interval() + interpolate_linear(), the driver's two passes, against the reference a scan of
+  // the valid samples gives (the last valid sample at or before t and the next one), and
+  // against sample() bit for bit: random tracks with and without gaps, position-only ones,
+  // times before, inside and after the span, on samples, clamped and looped.
+  Random rnd(43);
+  int inside = 0, outside = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const double gap_chance = trial % 3 == 0 ? 0.0 : rnd.uniform(0.0, 0.5);
+    const auto n = static_cast<std::size_t>(rnd.uniform(1, 60));
+    Track track("random");
+    if (trial % 5 == 0) {
+      track.set_position_only(true);
+    }
+    std::vector<double> times;
+    std::vector<std::size_t> valid;
+    double t = rnd.uniform(-3, 3);
+    for (std::size_t i = 0; i < n; ++i) {
+      t += rnd.uniform(0.001, 0.02);
+      times.push_back(t);
+      if (rnd.uniform(0, 1) < gap_chance) {
+        track.append_gap(t);
+        continue;
+      }
+      valid.push_back(i);
+      track.append(t,
+                   {{rnd.uniform(-2, 2), rnd.uniform(-2, 2), rnd.uniform(-2, 2)}, rnd.rotation()});
+    }
+    if (valid.empty()) {
+      EXPECT_THROW(track.interval(t), MocapError);
+      continue;
+    }
+    for (int probe = 0; probe < 40; ++probe) {
+      const OutOfRange range = probe % 2 == 0 ? OutOfRange::Clamp : OutOfRange::Loop;
+      const double at = probe % 7 == 0
+                            ? times[valid[static_cast<std::size_t>(probe) % valid.size()]]
+                            : rnd.uniform(times.front() - 0.1, times.back() + 0.1);
+      const Track::Interval got = track.interval(at, range);
+      const Pose sampled = track.sample(at, Interp::Linear, range);
+      const Pose interpolated = track.interpolate_linear(got);
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ((&interpolated.p.x)[c], (&sampled.p.x)[c]) << trial << " " << at;
+      }
+      for (int c = 0; c < 4; ++c) {
+        ASSERT_EQ((&interpolated.q.w)[c], (&sampled.q.w)[c]) << trial << " " << at;
+      }
+      if (range == OutOfRange::Loop) {
+        continue; // where a loop lands is ClampAndLoopOutsideTheRange's business
+      }
+      const double first = times[valid.front()], last = times[valid.back()];
+      if (at <= first || at >= last) {
+        ++outside;
+        const std::size_t end = at <= first ? valid.front() : valid.back();
+        EXPECT_EQ(got.i, end);
+        EXPECT_EQ(got.j, end);
+        EXPECT_EQ(got.u, 0.0);
+        continue;
+      }
+      ++inside;
+      const auto [a, b] = scanned_interval(times, valid, at);
+      EXPECT_EQ(got.i, a) << trial << " " << at;
+      EXPECT_EQ(got.j, b) << trial << " " << at;
+      EXPECT_NEAR(got.u, (at - times[a]) / (times[b] - times[a]), 1e-12);
+      EXPECT_GE(got.u, 0.0);
+      EXPECT_LT(got.u, 1.0);
+    }
+  }
+  EXPECT_GT(inside, 1000);
+  EXPECT_GT(outside, 100);
 }
 
 TEST(Track, AppendingArraysRefusesTheFirstBadSampleAndKeepsThoseBefore) {
