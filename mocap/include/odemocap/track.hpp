@@ -235,11 +235,25 @@ public:
     return {p0 + (p1 - p0) * u, slerp(q0, q1, u)};
   }
 
+  /// What prefetch() worked out for a time: the time wrapped into the valid span
+  /// (OutOfRange::Loop) and the first guess of its interval, for interval() to go on from.
+  struct Lookup {
+    double asked = 0.0; ///< the time given to prefetch() (s)
+    OutOfRange out_of_range = OutOfRange::Clamp;
+    double wrapped = 0.0;  ///< asked, wrapped for OutOfRange::Loop (s)
+    std::size_t guess = 0; ///< the interval guess (index among the valid samples)
+    bool ready = false;    ///< false: nothing worked out (see prefetch())
+  };
+
   /// Asks the CPU to start loading the samples sample(t, ..., out_of_range) will read, and
   /// returns at once: a caller about to sample many tracks prefetches them all first, so their
-  /// cache misses overlap instead of adding up. No effect on results; does nothing for a
-  /// non-finite t or a track with fewer than two valid samples.
-  void prefetch(double t, OutOfRange out_of_range = OutOfRange::Clamp) const;
+  /// cache misses overlap instead of adding up. No effect on results; works nothing out (and
+  /// loads nothing) for a non-finite t or a track with fewer than two valid samples.
+  Lookup prefetch(double t, OutOfRange out_of_range = OutOfRange::Clamp) const;
+  /// interval(t, out_of_range) for the t and out_of_range given to the prefetch() that returned
+  /// `at`, going on from its wrapped time and guess: the same result. The track must not have
+  /// changed since.
+  Interval interval(const Lookup& at) const;
 
 private:
   void check_time(double time) const;
@@ -252,9 +266,14 @@ private:
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
   std::size_t interval_guess(double t) const;
   std::size_t interval_index(double t) const;
+  /// interval_index() starting its walk from `guess`.
+  std::size_t interval_index(double t, std::size_t guess) const;
   /// interval() and the position k of sample i among the valid samples (what cubic
   /// interpolation needs for its knot velocities).
   Interval locate(double t, OutOfRange out_of_range, std::size_t& k) const;
+  /// locate() for a time already wrapped, with the interval guess when it is known (else
+  /// computed).
+  Interval locate_wrapped(double t, const std::size_t* guess, std::size_t& k) const;
 
   static constexpr Quat k_identity_{};
 

@@ -251,10 +251,14 @@ std::size_t Track::interval_guess(double t) const {
 }
 
 std::size_t Track::interval_index(double t) const {
+  return interval_index(t, interval_guess(t));
+}
+
+std::size_t Track::interval_index(double t, std::size_t guess) const {
   // Index k of the valid samples with time(valid k) <= t < time(valid k+1). A guess from the
   // mean spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter
   // and a binary search covers everything else (O(log n)).
-  std::size_t k = interval_guess(t);
+  std::size_t k = guess;
   if (dense_) { // valid k is sample k: no index to read
     for (int step = 0; step < 4; ++step) {
       if (times_[k] > t) {
@@ -317,17 +321,20 @@ double Track::wrap(double t, OutOfRange out_of_range) const {
   return wrapped < start ? wrapped + period : wrapped;
 }
 
-void Track::prefetch(double t, OutOfRange out_of_range) const {
+Track::Lookup Track::prefetch(double t, OutOfRange out_of_range) const {
+  Lookup found{t, out_of_range};
   if (valid_count() < 2 || !std::isfinite(t)) {
-    return;
+    return found;
   }
-  t = wrap(t, out_of_range);
+  found.wrapped = wrap(t, out_of_range);
   // The guess of interval_index() without its walk: the lines it names are the ones sample()
   // reads for a uniform time base (and harmless otherwise).
-  const std::size_t k = interval_guess(t);
+  const std::size_t k = interval_guess(found.wrapped);
+  found.guess = k;
+  found.ready = true;
   if (!dense_) {
     __builtin_prefetch(&valid_index_[k]);
-    return;
+    return found;
   }
   // First and last byte of each pair of samples: a pair may straddle two cache lines.
   const auto lines = [](const auto* pair) {
@@ -339,6 +346,7 @@ void Track::prefetch(double t, OutOfRange out_of_range) const {
   if (!position_only_) {
     lines(&orientations_[k]);
   }
+  return found;
 }
 
 Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k) const {
@@ -349,7 +357,10 @@ Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k)
   if (valid_count() == 0) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
-  t = wrap(t, out_of_range);
+  return locate_wrapped(wrap(t, out_of_range), nullptr, k);
+}
+
+Track::Interval Track::locate_wrapped(double t, const std::size_t* guess, std::size_t& k) const {
   if (t <= first_valid_time_) {
     k = 0;
     const std::size_t i = valid_indices().front();
@@ -360,7 +371,7 @@ Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k)
     const std::size_t i = valid_indices().back();
     return {i, i, 0.0};
   }
-  k = interval_index(t);
+  k = guess != nullptr ? interval_index(t, *guess) : interval_index(t);
   const std::size_t i = dense_ ? k : valid_index_[k];
   const std::size_t j = dense_ ? k + 1 : valid_index_[k + 1];
   return {i, j, (t - times_[i]) / (times_[j] - times_[i])};
@@ -369,6 +380,14 @@ Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k)
 Track::Interval Track::interval(double t, OutOfRange out_of_range) const {
   std::size_t k = 0;
   return locate(t, out_of_range, k);
+}
+
+Track::Interval Track::interval(const Lookup& at) const {
+  if (!at.ready) {
+    return interval(at.asked, at.out_of_range); // its checks and errors
+  }
+  std::size_t k = 0;
+  return locate_wrapped(at.wrapped, &at.guess, k);
 }
 
 Pose Track::sample(double t, Interp interp, OutOfRange out_of_range) const {

@@ -184,6 +184,8 @@ private:
     /// pointers into the body, which stay put while it exists (and a bound body must).
     const dReal* position = nullptr;
     const dReal* orientation = nullptr;
+    /// What the track's prefetch() worked out for this step's target time, for gather().
+    Track::Lookup lookup;
   };
 
   const Binding& binding(BindingId id, const char* function) const;
@@ -211,7 +213,7 @@ private:
   /// The batch: gather() reads a binding's samples and body into it; drive_batch() computes
   /// every target in it and its velocities (step_velocities), sets them (or teleports), counts
   /// and empties it.
-  void gather(Binding& b, double next);
+  void gather(Binding& b);
   void drive_batch(double inv_h);
 
   dWorldID world_;

@@ -221,8 +221,9 @@ void KinematicDriver::prestep(double h) {
       __builtin_prefetch(bindings_[i].track.get());
     }
     if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
-      const Binding& b = bindings_[i - k_ahead];
-      b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
+      Binding& b = bindings_[i - k_ahead];
+      b.lookup =
+          b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
       __builtin_prefetch(b.body); // its flags and joints: the handle is the body's address
       __builtin_prefetch(b.position);
       __builtin_prefetch(b.orientation);
@@ -230,7 +231,7 @@ void KinematicDriver::prestep(double h) {
     if (i >= 2 * k_ahead && bindings_[i - 2 * k_ahead].active) {
       Binding& b = bindings_[i - 2 * k_ahead];
       if (batched(b)) {
-        gather(b, next);
+        gather(b);
         if (batch_size_ == batch_.size()) {
           drive_batch(inv_h);
         }
@@ -254,10 +255,10 @@ bool KinematicDriver::batched(const Binding& b) const {
          b.options.interp == Interp::Linear && mode_ == DriveMode::Geodesic;
 }
 
-void KinematicDriver::gather(Binding& b, double next) {
+void KinematicDriver::gather(Binding& b) {
   const Track& track = *b.track;
-  const Track::Interval at =
-      track.interval(detail::track_time(b.options, next), detail::out_of_range(b.options));
+  // Prefetched this step with the same time (the wrap and the guess are not done again).
+  const Track::Interval at = track.interval(b.lookup);
   batch_bindings_[batch_size_] = &b;
   BodyStep& s = batch_[batch_size_++];
   s.p0 = track.position(at.i);

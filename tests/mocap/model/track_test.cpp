@@ -402,14 +402,21 @@ TEST(Track, IntervalFindsTheScannedSamplesAndInterpolatesAsSample) {
     }
     if (valid.empty()) {
       EXPECT_THROW(track.interval(t), MocapError);
+      EXPECT_THROW(track.interval(track.prefetch(t)), MocapError);
       continue;
     }
+    EXPECT_THROW(track.interval(track.prefetch(std::nan(""))), MocapError);
     for (int probe = 0; probe < 40; ++probe) {
       const OutOfRange range = probe % 2 == 0 ? OutOfRange::Clamp : OutOfRange::Loop;
       const double at = probe % 7 == 0
                             ? times[valid[static_cast<std::size_t>(probe) % valid.size()]]
                             : rnd.uniform(times.front() - 0.1, times.back() + 0.1);
       const Track::Interval got = track.interval(at, range);
+      // Going on from what prefetch() worked out is the same.
+      const Track::Interval from_prefetch = track.interval(track.prefetch(at, range));
+      ASSERT_EQ(from_prefetch.i, got.i);
+      ASSERT_EQ(from_prefetch.j, got.j);
+      ASSERT_EQ(from_prefetch.u, got.u);
       const Pose sampled = track.sample(at, Interp::Linear, range);
       const Pose interpolated = track.interpolate_linear(got);
       for (int c = 0; c < 3; ++c) {
