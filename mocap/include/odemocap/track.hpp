@@ -255,6 +255,10 @@ public:
   /// changed since.
   Interval interval(const Lookup& at) const;
 
+  /// Asks the CPU to load the fields of this object that prefetch() and sample() read (not the
+  /// samples): the first stage of a pipeline over many tracks, before prefetch().
+  void prefetch_fields() const;
+
 private:
   void check_time(double time) const;
   /// Throws the MocapError append() owes a sample that failed its checks.
@@ -277,15 +281,8 @@ private:
 
   static constexpr Quat k_identity_{};
 
-  std::string name_;
-  std::vector<double> times_;
-  std::vector<Vec3> positions_;
-  std::vector<Quat> orientations_;
-  std::vector<std::uint8_t> valid_;
-  /// Indices of the valid samples, ascending, once the track has a gap (empty while dense_:
-  /// sample k is then valid sample k, and 8 bytes a sample are saved); interpolation runs over
-  /// these.
-  std::vector<std::size_t> valid_index_;
+  // The fields prefetch() and sample() read come first, in the object's first two cache
+  // lines (prefetch_fields()); the rest after.
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
   /// Times of the first and last valid samples, kept by append(): sample() reads them without
@@ -296,12 +293,21 @@ private:
   double back_time_ = 0.0;  ///< times_.back()
   /// Every sample is valid: sample indices are valid indices, no index stored or read.
   bool dense_ = true;
+  bool position_only_ = false;
+  std::vector<double> times_;
+  std::vector<Vec3> positions_;
+  std::vector<Quat> orientations_;
+  /// Indices of the valid samples, ascending, once the track has a gap (empty while dense_:
+  /// sample k is then valid sample k, and 8 bytes a sample are saved); interpolation runs over
+  /// these.
+  std::vector<std::size_t> valid_index_;
+  std::vector<std::uint8_t> valid_;
+  std::string name_;
   std::size_t flips_ = 0;
   std::size_t first_flip_ = 0;
   std::size_t last_flip_ = 0;
   double max_unit_deviation_ = 0.0;
   std::size_t max_unit_deviation_sample_ = 0;
-  bool position_only_ = false;
 };
 
 } // namespace odemocap

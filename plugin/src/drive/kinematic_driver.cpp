@@ -218,7 +218,7 @@ void KinematicDriver::prestep(double h) {
   batch_size_ = 0;
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
-      __builtin_prefetch(bindings_[i].track.get());
+      bindings_[i].track->prefetch_fields();
     }
     if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
       Binding& b = bindings_[i - k_ahead];
