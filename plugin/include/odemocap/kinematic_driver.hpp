@@ -208,7 +208,7 @@ private:
   /// pass its limits or are not finite; keeps its statistics.
   void apply_velocities(Binding& b, const Pose& goal, const Vec3& v, const Vec3& w);
   /// Whether prestep() may drive `b` in its batch: a placed track binding, linear
-  /// interpolation, no release at the end, a drive mode that computes velocities.
+  /// interpolation, no release at the end, DriveMode::Geodesic (the others go one at a time).
   bool batched(const Binding& b) const;
   /// The batch: gather() reads a binding's samples and body into it; drive_batch() computes
   /// every target in it and its velocities (step_velocities), sets them (or teleports), counts
