@@ -269,8 +269,8 @@ private:
   void keep_ends(double time);
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.
   std::size_t interval_guess(double t) const;
-  std::size_t interval_index(double t) const;
-  /// interval_index() starting its walk from `guess`.
+  /// Index k of the valid samples whose interval holds t, its walk starting from `guess`
+  /// (interval_guess() or what prefetch() kept of it).
   std::size_t interval_index(double t, std::size_t guess) const;
   /// interval() and the position k of sample i among the valid samples (what cubic
   /// interpolation needs for its knot velocities).

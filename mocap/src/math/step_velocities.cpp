@@ -95,7 +95,7 @@ constexpr double k_series_limit2 = detail::k_series_limit * detail::k_series_lim
 
 /// One body, by the one-body functions: the reference the lanes reproduce.
 void step_one(BodyStep& s, double inv_dt) {
-  const Pose sampled{s.p0 + (s.p1 - s.p0) * s.u, slerp(s.q0, s.q1, s.u)};
+  const Pose sampled = Track::interpolate_linear(s.p0, s.q0, s.p1, s.q1, s.u);
   s.goal = {sampled.p + rotate(sampled.q, s.offset.p), sampled.q * s.offset.q};
   s.linear = (s.goal.p - s.now.p) * inv_dt;
   s.angular = detail::geodesic_rate(s.now.q, s.goal.q, inv_dt);

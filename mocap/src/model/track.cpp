@@ -250,10 +250,6 @@ std::size_t Track::interval_guess(double t) const {
   return static_cast<std::size_t>(std::clamp(guess, 0.0, static_cast<double>(last - 1)));
 }
 
-std::size_t Track::interval_index(double t) const {
-  return interval_index(t, interval_guess(t));
-}
-
 std::size_t Track::interval_index(double t, std::size_t guess) const {
   // Index k of the valid samples with time(valid k) <= t < time(valid k+1). A guess from the
   // mean spacing lands on the answer for uniform time bases (O(1)); a short walk absorbs jitter
@@ -378,7 +374,7 @@ Track::Interval Track::locate_wrapped(double t, const std::size_t* guess, std::s
     const std::size_t i = valid_indices().back();
     return {i, i, 0.0};
   }
-  k = guess != nullptr ? interval_index(t, *guess) : interval_index(t);
+  k = interval_index(t, guess != nullptr ? *guess : interval_guess(t));
   const std::size_t i = dense_ ? k : valid_index_[k];
   const std::size_t j = dense_ ? k + 1 : valid_index_[k + 1];
   return {i, j, (t - times_[i]) / (times_[j] - times_[i])};

@@ -23,6 +23,17 @@ void check_options(const BindOptions& o) {
   }
 }
 
+/// Makes a bound body kinematic and awake again: a dBodySetMass after bind() makes it dynamic,
+/// ODE's auto-disable may have put it to sleep, and a velocity alone does not wake it.
+void keep_kinematic(dBodyID body) {
+  if (!dBodyIsKinematic(body)) {
+    dBodySetKinematic(body);
+  }
+  if (!dBodyIsEnabled(body)) {
+    dBodyEnable(body);
+  }
+}
+
 void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
   dBodySetLinearVel(body, v.x, v.y, v.z);
   dBodySetAngularVel(body, w.x, w.y, w.z);
@@ -278,14 +289,7 @@ void KinematicDriver::drive_batch(double inv_h) {
   for (std::size_t k = 0; k < batch_size_; ++k) {
     Binding& b = *batch_bindings_[k];
     const BodyStep& s = batch_[k];
-    // A dBodySetMass after bind() makes the body dynamic again; ODE's auto-disable may have
-    // put it to sleep, and a velocity alone does not wake it.
-    if (!dBodyIsKinematic(b.body)) {
-      dBodySetKinematic(b.body);
-    }
-    if (!dBodyIsEnabled(b.body)) {
-      dBodyEnable(b.body);
-    }
+    keep_kinematic(b.body);
     ++b.stats.steps;
     apply_velocities(b, s.goal, s.linear, s.angular);
     handle_neighbours(b);
@@ -372,14 +376,7 @@ void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
     b.stats.released = true;
     return;
   }
-  // A dBodySetMass after bind() makes the body dynamic again; ODE's auto-disable may have
-  // put it to sleep, and a velocity alone does not wake it.
-  if (!dBodyIsKinematic(b.body)) {
-    dBodySetKinematic(b.body);
-  }
-  if (!dBodyIsEnabled(b.body)) {
-    dBodyEnable(b.body);
-  }
+  keep_kinematic(b.body);
   if (b.source) {
     drive_source(b, h, next, inv_h);
     return;
