@@ -1020,6 +1020,15 @@ struct SweepGuard::Pair {
   const std::vector<Pose>* frames = nullptr;     ///< per sub-step: world to the target's frame
   const std::vector<Pose>* body_poses = nullptr; ///< per sub-step: the swept body's pose
 
+  /// Whether the hit may turn one of the two so that other parts of them meet later in the
+  /// step, where no single contact, linear in the step, holds them apart: a free swept body
+  /// (a thrown stick whose end strikes swings its other end down), or a free target that is
+  /// not a sphere (a plate struck off its centre turns its face into the rest of a captured
+  /// hand). A captured body against a ball or static geometry keeps its path and its pair
+  /// their first touch.
+  bool may_turn() const {
+    return moves_freely(body) || (moves_freely(other_body) && target.kind != dSphereClass);
+  }
   /// Where a point of the swept body (in its frame) is at sub-step instant k, in the target's
   /// frame.
   Vec3 local(int k, const Vec3& body_point) const {
@@ -1152,14 +1161,20 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
   const detail::ChordError chord_error = pair.chord_error(x.reach);
   // The geom's spheres between two of the sub-steps' instants, along the chords joining them;
   // the ends of its segment at each instant in the target's frame, worked out when first asked.
+  // With `alone` set, the segment shrinks to that one sphere's centre (the only one swept).
   x.ends.resize(static_cast<std::size_t>(k_steps) + 1);
   x.ends_known.assign(static_cast<std::size_t>(k_steps) + 1, 0);
+  std::optional<std::size_t> alone;
   const auto path_between = [&](int k0, int k1) {
     const auto ends = [&](int k) -> const std::pair<Vec3, Vec3>& {
       const auto i = static_cast<std::size_t>(k);
       if (!x.ends_known[i]) {
-        const Vec3 front = pair.local(k, g.front);
-        x.ends[i] = {front, pair.local(k, g.back) - front};
+        if (alone) {
+          x.ends[i] = {pair.local(k, g.centre(*alone)), Vec3{}};
+        } else {
+          const Vec3 front = pair.local(k, g.front);
+          x.ends[i] = {front, pair.local(k, g.back) - front};
+        }
         x.ends_known[i] = 1;
       }
       return x.ends[i];
@@ -1214,18 +1229,19 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
   };
   // A pair touching now (a hit at the start) has its contact from discrete collision; on a
   // box's face the guard still watches that the sphere does not end the step through the
-  // face (after_step()). The geom's spheres that touch now are discrete collision's, but on
-  // a free body one that does not may still reach the target later in the step (a stick
-  // turning about the end it rests on swings its other end down): the first of those gets
-  // a contact.
+  // face (after_step()). The geom's spheres that touch now are discrete collision's, but where
+  // the hit may turn either (Pair::may_turn) one that does not may still reach the target
+  // later in the step (a stick turning about the end it rests on swings its other end down; a
+  // plate turning about the touch swings its face into a captured capsule's other end): the
+  // first of those gets a contact.
   dContactGeom touching_geom[1];
   if (first.s == 0.0 && dCollide(g.geom, pair.other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
     ++stats_.touching;
     if (target.kind == dBoxClass) {
       x.pending.push_back(pair.hit_of(touch_of(first_ball)).pending); // watched
     }
-    if (!moves_freely(pair.body)) {
-      return; // a captured body's path does not change: its first touch decides
+    if (!pair.may_turn()) {
+      return; // its first touch decides
     }
     x.skip.resize(g.count);
     for (std::size_t i = 0; i < g.count; ++i) {
@@ -1241,9 +1257,10 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
   }
   add_contact(pair, touch_of(first_ball));
   // A free body that the contact turns (a thrown stick whose end strikes) swings its other
-  // end along an arc no single contact's row, linear in the step, holds back: each end of a
-  // capsule that reaches the target in the step gets a contact of its own as well.
-  if (!moves_freely(pair.body) || g.count < 2) {
+  // end along an arc no single contact's row, linear in the step, holds back, and so does a
+  // target the contact turns into the capsule: each end of a capsule that reaches the target
+  // in the step gets a contact of its own as well.
+  if (g.count < 2 || !pair.may_turn()) {
     return;
   }
   for (const std::size_t end : {std::size_t{0}, g.count - 1}) {
@@ -1256,6 +1273,8 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
       continue; // touching now: discrete collision's
     }
     skip = &x.skip;
+    alone = end; // swept as itself: the segment's bounds would not cull its path
+    x.ends_known.assign(x.ends_known.size(), 0);
     first = FirstTouch{};
     first_in(first_in, 0, k_steps);
     skip = nullptr;
@@ -1320,9 +1339,10 @@ void SweepGuard::sweep_box(Pair& pair, std::size_t geom) {
       if (hit) {
         const Touch first =
             touch_at(k, *hit, rotate(conj(middle), hit->point - (now.p + hit->t * d)));
-        // Touching now, a captured box's path is what it is; a free one turned by what it
-        // touches swings its other corners in (a box striking a wall with one corner).
-        if (box_touch(pair, first) || moves_freely(pair.body)) {
+        // Touching now, the corners swept still where the hit may turn either: a free box
+        // swings its other corners in (a box striking a wall with one corner), a struck plate
+        // its face into a captured box's other corners.
+        if (box_touch(pair, first) || pair.may_turn()) {
           box_corners(pair, geom, first.body_point);
         }
         return;

@@ -96,19 +96,26 @@ private:
   bool passed_ = false;
 };
 
+enum class Hand { Ball, Box, Capsule };
+
+const char* name_of(Hand hand) {
+  return hand == Hand::Ball ? "ball" : hand == Hand::Box ? "box" : "capsule";
+}
+
 /// Runs a plate case for 12 steps: guarded, or without a guard at `substeps` per step. The hand
-/// is a sphere of the case's radius, or with `box_turn` a box of half extents r, 0.6 r, 1.5 r
-/// so turned.
-bool hand_passes_plate(const PlateCase& c, double mu, bool guarded, int substeps,
-                       const Quat* box_turn = nullptr) {
+/// is a sphere of the case's radius r, a box of half extents r, 0.6 r, 1.5 r, or a capsule of
+/// radius r and length 4 r between its ends' centres, the last two turned by `turn`.
+bool hand_passes_plate(const PlateCase& c, double mu, bool guarded, int substeps, Hand shape,
+                       const Quat& turn) {
   SweepScene scene(mu);
   dBodyID plate = scene.dynamic(
       dCreateBox(scene.space, 2 * k_plate_half, 2 * k_plate_half, k_plate_thickness), c.mass);
   set_pose(plate, {0, 0, 0}, c.plate);
   dBodyID hand = scene.kinematic(
-      box_turn != nullptr ? dCreateBox(scene.space, 2 * c.radius, 1.2 * c.radius, 3 * c.radius)
-                          : dCreateSphere(scene.space, c.radius));
-  set_pose(hand, c.start, box_turn != nullptr ? *box_turn : Quat{});
+      shape == Hand::Box       ? dCreateBox(scene.space, 2 * c.radius, 1.2 * c.radius, 3 * c.radius)
+      : shape == Hand::Capsule ? dCreateCapsule(scene.space, c.radius, 4 * c.radius)
+                               : dCreateSphere(scene.space, c.radius));
+  set_pose(hand, c.start, shape == Hand::Ball ? Quat{} : turn);
   set_velocity(hand, c.velocity);
   SweepSettings settings;
   settings.surface = scene.surface;
@@ -124,31 +131,33 @@ bool hand_passes_plate(const PlateCase& c, double mu, bool guarded, int substeps
 }
 
 TEST(SweepGuardRandomScenes, AHandPassesThroughNoFreePlateAtAnyIncidence) {
-  for (const bool box : {false, true}) {
+  for (const Hand shape : {Hand::Ball, Hand::Box, Hand::Capsule}) {
     for (double mu : {0.0, 0.5}) {
       for (double degrees : {0.0, 30.0, 60.0}) {
         Random random(static_cast<unsigned>(900 + degrees));
-        Random turns(static_cast<unsigned>(77 + degrees)); // the box hands' orientations
+        Random turns(static_cast<unsigned>(77 + degrees)); // the box and capsule hands'
         int guarded = 0, unguarded = 0, reference = 0;
         const int cases = 72;
         for (int i = 0; i < cases; ++i) {
           const PlateCase c = plate_case(random, degrees * k_pi / 180.0);
           const Quat turn = turns.rotation();
-          const Quat* box_turn = box ? &turn : nullptr;
-          guarded += hand_passes_plate(c, mu, true, 1, box_turn) ? 1 : 0;
-          unguarded += hand_passes_plate(c, mu, false, 1, box_turn) ? 1 : 0;
-          reference += hand_passes_plate(c, mu, false, k_substeps, box_turn) ? 1 : 0;
+          guarded += hand_passes_plate(c, mu, true, 1, shape, turn) ? 1 : 0;
+          unguarded += hand_passes_plate(c, mu, false, 1, shape, turn) ? 1 : 0;
+          reference += hand_passes_plate(c, mu, false, k_substeps, shape, turn) ? 1 : 0;
         }
         std::printf("[ metric ] %s hand at 20-80 m/s, %g deg incidence, mu %g, free 1 cm plate: "
                     "passes %d of %d guarded, %d unguarded, %d in the 64x reference\n",
-                    box ? "box" : "ball", degrees, mu, guarded, cases, unguarded, reference);
+                    name_of(shape), degrees, mu, guarded, cases, unguarded, reference);
         EXPECT_EQ(reference, 0) << degrees;
         // A plate struck near its edge can spin 400 rad/s, over two radians in a step, where
-        // no pose after a step says what happened in it: one such case in 72 is tolerated. A
-        // box hand strikes with a corner or an edge, off the plate's middle, more often: the
-        // plates it passed spin at 210 rad/s and more (1.75 rad per step), turning from touching
-        // the hand at a step's start to behind it by its end; two such cases are tolerated.
-        EXPECT_LE(guarded, box ? 2 : 1) << degrees;
+        // no pose after a step says what happened in it (an observer who sees the 64x
+        // reference only after each whole step counts it through the plate in up to 9% of
+        // these cases at mu 0): one such case in 72 is tolerated, two for a capsule, whose
+        // hits off the plate's middle spin it fastest (over 1,800 more cases: 0-4 in 360 per
+        // row). Before the twenty-first session a box hand passed in up to 2 of 72 and a
+        // capsule in up to 25: the plate, turned by the first touch, swung its face into the
+        // hand's other corners or its other end, which only a free hand's were swept for.
+        EXPECT_LE(guarded, shape == Hand::Capsule ? 2 : 1) << degrees;
         EXPECT_GT(unguarded, cases / 2) << degrees;
       }
     }
