@@ -60,6 +60,9 @@ struct SweepStats {
   std::size_t refused = 0;   ///< speculative contacts SweepSettings::on_contact refused
   std::size_t corrected = 0; ///< hits whose normal speed after_step() completed (see SweepGuard)
   std::size_t pushed_out = 0; ///< struck boxes after_step() moved back out of a sphere's way
+  /// Free bodies after_step() moved back out of a guarded static geom they hit and ended the
+  /// step deeper in than the tolerance (see SweepGuard).
+  std::size_t moved_out = 0;
 };
 
 /// A contact the guard added in the last collide(), for drawing, logging or counting.
@@ -89,8 +92,14 @@ struct SpeculativeContact {
 /// step touching but still short of the normal speed the hit gives it (by up to gap / h). Where
 /// the surface has no restitution, after_step() (or the next collide()) completes the hit: each
 /// contact that pushed gets the impulse that brings the pair's normal speed at the contact to
-/// zero, as an inelastic hit within the step would have. The contacts of the last collide() are
-/// in contacts().
+/// zero, as an inelastic hit within the step would have. A free body that hit a guarded static
+/// geom and still ended the step deeper in it than the tolerance (a thrown stick whose end
+/// struck swings its other end in along an arc no contact's row, linear in the step, holds) is
+/// moved out along the deepest contact's normal by after_step(), and that point's speed into
+/// the geom taken away (reversed by the surface's restitution): SweepStats::moved_out. A free
+/// body is swept along the spin ODE will turn it with, which in gyroscopic mode (ODE's
+/// default) is not its spin now: ODE takes the gyroscopic term implicitly. The contacts of the
+/// last collide() are in contacts().
 class SweepGuard {
 public:
   /// Throws PluginError for a null world, space or contact group, or invalid settings.
