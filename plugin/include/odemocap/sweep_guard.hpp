@@ -112,6 +112,8 @@ public:
   /// Guards `body` (of the world); guarding twice is harmless. Throws PluginError for a null
   /// body or one of another world.
   void guard(dBodyID body);
+  /// Stops guarding `body`, and forgets what the last collide() left for after_step() about it
+  /// (so the body may be destroyed now).
   void unguard(dBodyID body);
   /// Guards a static geom (no body) of the space: a sphere, capsule, box, plane or trimesh (a
   /// floor, a wall, a room: a ball driven into it stops at its surface instead of deep in it or
@@ -120,6 +122,8 @@ public:
   /// given other data (dGeomTriMeshSetData). Throws PluginError for a null geom, a geom with a
   /// body, another class, or a trimesh vertex that is not finite.
   void guard_static(dGeomID geom);
+  /// Stops guarding `geom`, and forgets what the last collide() left for after_step() about it
+  /// (so the geom may be destroyed now).
   void unguard_static(dGeomID geom);
 
   /// Sweeps every guarded body over the coming step of h seconds (finite, > 0) and adds the
@@ -159,6 +163,8 @@ private:
   void sweep_body(dBodyID body, double h);
   void sweep_into_static(double h);
   void check_teleports();
+  /// Drops the hits after_step() would complete that `match` (taking a Pending) selects.
+  template <typename Match> void forget_pending(const Match& match);
 
   dWorldID world_;
   dSpaceID space_;

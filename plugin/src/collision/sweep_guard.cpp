@@ -768,8 +768,14 @@ void SweepGuard::guard(dBodyID body) {
   }
 }
 
+template <typename Match> void SweepGuard::forget_pending(const Match& match) {
+  auto& pending = scratch_->pending;
+  pending.erase(std::remove_if(pending.begin(), pending.end(), match), pending.end());
+}
+
 void SweepGuard::unguard(dBodyID body) {
   bodies_.erase(std::remove(bodies_.begin(), bodies_.end(), body), bodies_.end());
+  forget_pending([body](const Pending& p) { return p.body1 == body || p.body2 == body; });
 }
 
 void SweepGuard::guard_static(dGeomID geom) {
@@ -794,6 +800,7 @@ void SweepGuard::guard_static(dGeomID geom) {
 
 void SweepGuard::unguard_static(dGeomID geom) {
   statics_.erase(std::remove(statics_.begin(), statics_.end(), geom), statics_.end());
+  forget_pending([geom](const Pending& p) { return p.box == geom; });
   auto& meshes = scratch_->meshes;
   meshes.erase(std::remove_if(meshes.begin(), meshes.end(),
                               [geom](const StaticMesh& m) { return m.geom == geom; }),

@@ -1118,6 +1118,48 @@ TEST(SweepGuard, StaticGeomsThatCannotBeGuardedAreRefused) {
   guard.guard_static(dCreatePlane(scene.space, 0, 0, 1, 0)); // a floor or a wall can be
 }
 
+TEST(SweepGuard, UnguardingForgetsTheLastHitsSoTheirBodiesAndGeomsMayBeDestroyed) {
+  // A stick thrown into a guarded static box, and a captured hand about to strike a free ball:
+  // each leaves a hit for after_step() to complete. Unguarded and destroyed before after_step(),
+  // neither is touched again (the sanitizers' build would report a read of freed memory).
+  SweepScene scene(0.0, 0.0);
+  dGeomID wall = dCreateBox(scene.space, 2.0, 2.0, 0.2);
+  dBodyID stick = scene.dynamic(dCreateCapsule(scene.space, 0.02, 0.4), 0.3);
+  set_pose(stick, {0, 0, 0.5}, from_axis_angle({1, 0, 0}, 0.7));
+  set_velocity(stick, {0, 0, -40}, {30, 0, 0});
+  dBodyID hand = scene.kinematic(dCreateSphere(scene.space, 0.04));
+  set_pose(hand, {3, 0, 0}, Quat{});
+  set_velocity(hand, {60, 0, 0});
+  dBodyID ball = scene.dynamic(dCreateSphere(scene.space, 0.03), 0.05);
+  set_pose(ball, {3.3, 0, 0}, Quat{});
+  SweepSettings settings;
+  settings.surface = scene.surface;
+  SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
+  guard.guard_static(wall);
+  guard.guard(hand);
+  int made = 0;
+  for (int i = 0; i < 10 && made < 2; ++i) {
+    dSpaceCollide(scene.space, nullptr, [](void*, dGeomID, dGeomID) {});
+    made = guard.collide(k_h);
+    dWorldStep(scene.world, k_h);
+    dJointGroupEmpty(scene.contacts);
+    if (made < 2) {
+      guard.after_step();
+    }
+  }
+  ASSERT_EQ(made, 2); // the stick's hit on the wall and the hand's on the ball, both pending
+  guard.unguard_static(wall);
+  dGeomDestroy(wall);
+  guard.unguard(hand);
+  dGeomDestroy(dBodyGetFirstGeom(hand));
+  dBodyDestroy(hand);
+  const Vec3 v = vec3_from_ode(dBodyGetLinearVel(ball));
+  guard.after_step();
+  EXPECT_EQ(guard.stats().moved_out, 0u);
+  EXPECT_EQ(vec3_from_ode(dBodyGetLinearVel(ball)).x, v.x); // the hand's hit was not completed
+  EXPECT_EQ(guard.collide(k_h), 0);
+}
+
 // ---- What the guard shows ---------------------------------------------------------------------
 
 TEST(SweepGuard, ItsContactsCanBeSeenAndTheirSurfaceChosenPerPair) {
