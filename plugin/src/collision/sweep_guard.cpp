@@ -377,16 +377,16 @@ struct Pending {
   Vec3 local2;
   Vec3 normal1;
   const dJointFeedback* feedback = nullptr;
-  /// For a hit on a box's face: the box geom, the face (axis 0-2, sign) and the sphere that
-  /// hit it (centre in body 2's frame, radius); face_axis < 0 otherwise.
-  dGeomID box = nullptr;
+  dGeomID target = nullptr; ///< the target geom (body 1's, or a guarded static one)
+  dGeomID swept = nullptr;  ///< the swept geom (body 2's)
+  Pose target_start;        ///< the target geom's pose before the step
+  /// For a hit on a box's face: the face (axis 0-2, sign) and the sphere that hit it (centre
+  /// in body 2's frame, radius); face_axis < 0 otherwise.
   int face_axis = -1;
   double face_sign = 1.0;
   Vec3 ball;
   double ball_radius = 0.0;
   Vec3 ball_start; ///< the sphere's centre before the step (world)
-  Pose box_start;  ///< the box's pose before the step
-  dGeomID swept = nullptr; ///< the swept geom (body 2's)
 };
 
 /// A body's world inverse inertia applied to v: R I^-1 R^T v (I in body coordinates).
@@ -547,16 +547,16 @@ bool overlaps(const dReal* aabb, const Vec3& low, const Vec3& high) {
 /// touches the face again: what a finely sub-stepped run does by hitting the plate again
 /// during the turn.
 bool push_out_of_the_way(const Pending& p, double tolerance) {
-  if (p.box == nullptr || p.body1 == nullptr || dBodyIsKinematic(p.body1)) {
+  if (p.target == nullptr || p.body1 == nullptr || dBodyIsKinematic(p.body1)) {
     return false;
   }
   Target t;
-  describe_target(p.box, 0.0, t);
+  describe_target(p.target, 0.0, t);
   if (t.kind != dBoxClass) {
     return false;
   }
   const Vec3 c1 = rotate(conj(t.pose.q), to_world(p.body2, p.ball) - t.pose.p);
-  const Vec3 c0 = rotate(conj(p.box_start.q), p.ball_start - p.box_start.p);
+  const Vec3 c0 = rotate(conj(p.target_start.q), p.ball_start - p.target_start.p);
   const double a[3] = {c0.x, c0.y, c0.z};
   const double b[3] = {c1.x, c1.y, c1.z};
   const double half[3] = {t.half.x, t.half.y, t.half.z};
@@ -620,13 +620,13 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
 /// (or reversed by `bounce`), as the hit within the step would have done. False when nothing
 /// was moved.
 bool move_out_of_static(const Pending& p, double tolerance, double bounce) {
-  if (p.body1 != nullptr || p.box == nullptr || p.swept == nullptr || !moves_freely(p.body2) ||
+  if (p.body1 != nullptr || p.target == nullptr || p.swept == nullptr || !moves_freely(p.body2) ||
       dGeomGetClass(p.swept) == dSphereClass) {
     return false; // a sphere has no other part to swing in: its own contact holds it
   }
   std::array<dContactGeom, 8> found{};
-  const int n =
-      dCollide(p.swept, p.box, static_cast<int>(found.size()), found.data(), sizeof(dContactGeom));
+  const int n = dCollide(p.swept, p.target, static_cast<int>(found.size()), found.data(),
+                         sizeof(dContactGeom));
   const dContactGeom* deepest = nullptr;
   for (int i = 0; i < n; ++i) {
     // Out of the static geom, against the hit's normal (from the swept geom into the target):
@@ -800,7 +800,7 @@ void SweepGuard::guard_static(dGeomID geom) {
 
 void SweepGuard::unguard_static(dGeomID geom) {
   statics_.erase(std::remove(statics_.begin(), statics_.end(), geom), statics_.end());
-  forget_pending([geom](const Pending& p) { return p.box == geom; });
+  forget_pending([geom](const Pending& p) { return p.target == geom; });
   auto& meshes = scratch_->meshes;
   meshes.erase(std::remove_if(meshes.begin(), meshes.end(),
                               [geom](const StaticMesh& m) { return m.geom == geom; }),
@@ -859,7 +859,7 @@ void SweepGuard::after_step() {
       (settings_.surface.mode & dContactBounce) != 0 ? settings_.surface.bounce : 0.0;
   for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
     const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
-      return q.swept == p->swept && q.box == p->box;
+      return q.swept == p->swept && q.target == p->target;
     });
     if (!seen) {
       stats_.moved_out += move_out_of_static(*p, settings_.tolerance, bounce) ? 1 : 0;
@@ -1169,11 +1169,11 @@ Hit SweepGuard::Pair::hit_of(const Touch& touch) const {
   pending.local2 = to_local(body, out.point);
   pending.normal1 = direction_to_local(other_body, out.normal);
   face_of(target, f.hit.normal, pending.face_axis, pending.face_sign);
-  pending.box = other;
+  pending.target = other;
   pending.ball = touch.body_point;
   pending.ball_radius = touch.radius;
   pending.ball_start = start.p + rotate(start.q, pending.ball);
-  pending.box_start = target.pose;
+  pending.target_start = target.pose;
   pending.swept = touch.swept;
   return out;
 }
