@@ -49,22 +49,25 @@ inline double theta_over_sin(double s2, double c) {
   return theta_over_sin_wide(s2, c);
 }
 
-/// sin(x) / x and cos(x) for |x| <= 1/4 from their Taylor series to x^12 (first omitted
-/// terms below 1e-17 relative), in x2 = x^2, by Estrin's scheme: no call into libm and a
-/// dependency chain of three multiply-adds. For one value or two, as above.
-template <class T> inline T small_sinc(T x2) {
-  constexpr T c1 = splat<T>(-1.0 / 6), c2 = splat<T>(1.0 / 120), c3 = splat<T>(-1.0 / 5040),
-              c4 = splat<T>(1.0 / 362880), c5 = splat<T>(-1.0 / 39916800),
-              c6 = splat<T>(1.0 / 6227020800);
+/// 1 + c[0] x2 + c[1] x2^2 + ... + c[5] x2^6 by Estrin's scheme: a dependency chain of three
+/// multiply-adds. For one value or two, as above.
+template <class T> inline T even_series_to_x12(T x2, const double (&c)[6]) {
   const T x4 = x2 * x2;
-  return ((splat<T>(1.0) + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+  return ((splat<T>(1.0) + splat<T>(c[0]) * x2) + x4 * (splat<T>(c[1]) + splat<T>(c[2]) * x2)) +
+         x4 * x4 * ((splat<T>(c[3]) + splat<T>(c[4]) * x2) + x4 * splat<T>(c[5]));
+}
+
+/// sin(x) / x and cos(x) for |x| <= 1/4 from their Taylor series to x^12 (first omitted
+/// terms below 1e-17 relative), in x2 = x^2: no call into libm.
+template <class T> inline T small_sinc(T x2) {
+  constexpr double c[6] = {-1.0 / 6,     1.0 / 120,       -1.0 / 5040,
+                           1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800};
+  return even_series_to_x12(x2, c);
 }
 template <class T> inline T small_cos(T x2) {
-  constexpr T c1 = splat<T>(-1.0 / 2), c2 = splat<T>(1.0 / 24), c3 = splat<T>(-1.0 / 720),
-              c4 = splat<T>(1.0 / 40320), c5 = splat<T>(-1.0 / 3628800),
-              c6 = splat<T>(1.0 / 479001600);
-  const T x4 = x2 * x2;
-  return ((splat<T>(1.0) + c1 * x2) + x4 * (c2 + c3 * x2)) + x4 * x4 * ((c4 + c5 * x2) + x4 * c6);
+  constexpr double c[6] = {-1.0 / 2,    1.0 / 24,       -1.0 / 720,
+                           1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600};
+  return even_series_to_x12(x2, c);
 }
 
 /// Derivative of Slerp(q0, q1) at t = 0 as a world angular velocity (rad/s).

@@ -110,11 +110,14 @@ Vec3 gyroscopic_spin(dBodyID body, const Vec3& w, double h) {
 /// gyroscopic update of w (gyroscopic_spin), in finite rotation mode; otherwise ODE's
 /// first-order update q += h/2 w q, normalised, which turns it about w by 2 atan(|w| h / 2)
 /// only (2.2 rad instead of 3.9 at 465 rad/s, 120 Hz).
+/// Below this turn per step (rad) the gyroscopic update turns a body less than 1e-4 rad further
+/// over the step (times the ratio of its moments), well within the tolerance: not worked out.
+constexpr double k_gyroscopic_turn = 0.01;
+
 Vec3 step_spin(dBodyID body, double h) {
   Vec3 w = vec3_from_ode(dBodyGetAngularVel(body));
-  // Below 1% of a radian per step the update turns the body less than 1e-4 rad further over
-  // the step (times the ratio of its moments), well within the tolerance: not worked out.
-  if (norm(w) * h > 0.01 && !dBodyIsKinematic(body) && dBodyGetGyroscopicMode(body) != 0) {
+  if (norm(w) * h > k_gyroscopic_turn && !dBodyIsKinematic(body) &&
+      dBodyGetGyroscopicMode(body) != 0) {
     w = gyroscopic_spin(body, w, h);
   }
   const double rate = norm(w);
@@ -520,7 +523,7 @@ void collect_dynamic(dSpaceID space, double h, std::vector<Dynamic>& out) {
     const Vec3 offset = vec3_from_ode(dGeomGetPosition(g)) - vec3_from_ode(dBodyGetPosition(b));
     // The spin ODE will turn it with (step_spin) may exceed w where it is worked out.
     const double rate = norm(vec3_from_ode(dBodyGetAngularVel(b)));
-    const double spin = rate * h > 0.01 ? std::max(rate, norm(step_spin(b, h))) : rate;
+    const double spin = rate * h > k_gyroscopic_turn ? std::max(rate, norm(step_spin(b, h))) : rate;
     const double grow =
         (norm(vec3_from_ode(dBodyGetLinearVel(b))) + spin * (extent + norm(offset))) * h;
     for (int k = 0; k < 6; ++k) {
@@ -628,13 +631,12 @@ bool move_out_of_static(const Pending& p, double tolerance, double bounce) {
   const int n = dCollide(p.swept, p.target, static_cast<int>(found.size()), found.data(),
                          sizeof(dContactGeom));
   const dContactGeom* deepest = nullptr;
-  for (int i = 0; i < n; ++i) {
+  for (const dContactGeom* c = found.data(); c != found.data() + n; ++c) {
     // Out of the static geom, against the hit's normal (from the swept geom into the target):
     // a geom pushed through a thin one to its far side is not pulled out there.
-    const Vec3 out = vec3_from_ode(found[static_cast<std::size_t>(i)].normal);
-    if (dot(out, p.normal1) < -0.5 &&
-        (deepest == nullptr || found[static_cast<std::size_t>(i)].depth > deepest->depth)) {
-      deepest = &found[static_cast<std::size_t>(i)];
+    if (dot(vec3_from_ode(c->normal), p.normal1) < -0.5 &&
+        (deepest == nullptr || c->depth > deepest->depth)) {
+      deepest = c;
     }
   }
   if (deepest == nullptr || !(deepest->depth > tolerance)) {
