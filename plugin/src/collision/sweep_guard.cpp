@@ -390,7 +390,15 @@ struct Pending {
   Vec3 ball;
   double ball_radius = 0.0;
   Vec3 ball_start; ///< the sphere's centre before the step (world)
+  /// Restitution of the contact made for the hit (SweepSettings::surface as on_contact left
+  /// it); for a pair only watched, the settings' own.
+  double bounce = 0.0;
 };
+
+/// The restitution a contact's surface gives (0 without dContactBounce).
+double bounce_of(const dSurfaceParameters& surface) {
+  return (surface.mode & dContactBounce) != 0 ? surface.bounce : 0.0;
+}
 
 /// A body's world inverse inertia applied to v: R I^-1 R^T v (I in body coordinates).
 Vec3 inverse_inertia_times(dBodyID body, const Vec3& v) {
@@ -620,9 +628,9 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
 /// struck swings its other end further in than the contacts' rows, linear in the step, hold,
 /// and ODE's error reduction would throw it back out over the coming steps. The body is moved
 /// out along the deepest contact's normal, and that point's speed into the geom taken away
-/// (or reversed by `bounce`), as the hit within the step would have done. False when nothing
-/// was moved.
-bool move_out_of_static(const Pending& p, double tolerance, double bounce) {
+/// (or reversed by the hit's contact's restitution), as the hit within the step would have done.
+/// False when nothing was moved.
+bool move_out_of_static(const Pending& p, double tolerance) {
   if (p.body1 != nullptr || p.target == nullptr || p.swept == nullptr || !moves_freely(p.body2) ||
       dGeomGetClass(p.swept) == dSphereClass) {
     return false; // a sphere has no other part to swing in: its own contact holds it
@@ -649,7 +657,7 @@ bool move_out_of_static(const Pending& p, double tolerance, double bounce) {
   const double into = dot(normal, point_velocity(p.body2, point));
   if (into < 0.0) {
     const double k = inverse_mass_along(p.body2, point, normal);
-    apply_impulse(p.body2, point, (-(1.0 + bounce) * into / k) * normal);
+    apply_impulse(p.body2, point, (-(1.0 + p.bounce) * into / k) * normal);
   }
   return true;
 }
@@ -857,14 +865,12 @@ void SweepGuard::after_step() {
   for (const Pending& p : x.pending) {
     stats_.pushed_out += push_out_of_the_way(p, settings_.tolerance) ? 1 : 0;
   }
-  const double bounce =
-      (settings_.surface.mode & dContactBounce) != 0 ? settings_.surface.bounce : 0.0;
   for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
     const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
       return q.swept == p->swept && q.target == p->target;
     });
     if (!seen) {
-      stats_.moved_out += move_out_of_static(*p, settings_.tolerance, bounce) ? 1 : 0;
+      stats_.moved_out += move_out_of_static(*p, settings_.tolerance) ? 1 : 0;
     }
   }
   x.pending.clear();
@@ -1344,6 +1350,7 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
     ++stats_.touching;
     if (target.kind == dBoxClass || pair.other_body == nullptr) {
       x.pending.push_back(pair.hit_of(touch_of(first_ball)).pending); // watched
+      x.pending.back().bounce = bounce_of(settings_.surface);
     }
     if (!pair.may_turn()) {
       return; // its first touch decides
@@ -1512,6 +1519,7 @@ bool SweepGuard::box_touch(const Pair& pair, const Touch& touch) {
     ++stats_.touching;
     if (pair.target.kind == dBoxClass || pair.other_body == nullptr) {
       scratch_->pending.push_back(pair.hit_of(touch).pending);
+      scratch_->pending.back().bounce = bounce_of(settings_.surface);
     }
     return false;
   }
@@ -1579,6 +1587,7 @@ void SweepGuard::add_contact(const Pair& pair, const Touch& touch) {
   const dJointID joint = dJointCreateContact(world_, contacts_, &contact);
   dJointAttach(joint, pair.other_body, pair.body);
   Pending pending = hit.pending;
+  pending.bounce = bounce_of(contact.surface);
   if (!bounces) {
     x.feedback.emplace_back();
     dJointSetFeedback(joint, &x.feedback.back());

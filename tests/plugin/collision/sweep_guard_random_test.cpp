@@ -1013,12 +1013,17 @@ struct StickThrow {
   std::size_t moved_out = 0;
 };
 
+/// How the guard's contacts get their restitution: from SweepSettings::surface, or (the
+/// settings' surface without it) from SweepSettings::on_contact, per pair.
+enum class BounceFrom { Settings, OnContact };
+
 /// A thrown stick (a capsule 2 cm thick, 0.3-0.6 m long, 0.3 kg) moving at 25-50 m/s and
 /// turning at 20-40 rad/s into a static plane of random orientation, or with `slab` into the
-/// top face of a static box 6 x 6 x 1 m in its place, frictionless, no restitution, for 10
-/// steps, each taken in `substeps`.
-StickThrow stick_into_plane(Random& random, bool guarded, int substeps, bool slab = false) {
-  SweepScene scene(0.0, 0.0);
+/// top face of a static box 6 x 6 x 1 m in its place, frictionless, restitution `bounce`, for
+/// 10 steps, each taken in `substeps`.
+StickThrow stick_into_plane(Random& random, bool guarded, int substeps, bool slab = false,
+                            double bounce = 0.0, BounceFrom from = BounceFrom::Settings) {
+  SweepScene scene(0.0, bounce);
   const Vec3 n = random.unit_vector();
   const double offset = random.uniform(-1.0, 1.0);
   dGeomID surface = nullptr;
@@ -1044,6 +1049,15 @@ StickThrow stick_into_plane(Random& random, bool guarded, int substeps, bool sla
   set_velocity(stick, v, random.uniform(20.0, 40.0) * random.unit_vector());
   SweepSettings settings;
   settings.surface = scene.surface;
+  if (from == BounceFrom::OnContact) {
+    settings.surface.mode &= ~dContactBounce;
+    settings.surface.bounce = 0.0;
+    settings.on_contact = [bounce](dContact& contact) {
+      contact.surface.mode |= dContactBounce;
+      contact.surface.bounce = bounce;
+      return true;
+    };
+  }
   SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
   if (guarded) {
     guard.guard_static(surface);
@@ -1104,6 +1118,28 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
     EXPECT_GT(moved_out, 0u) << slab;
     EXPECT_LT(speed_off / cases, 2.5) << slab; // 1.65 m/s before the moving out
   }
+}
+
+TEST(SweepGuardRandomScenes, ARestitutionGivenPerPairIsTheOneASwingingStickIsMovedOutWith) {
+  // A program that sets restitution per pair in SweepSettings::on_contact (its materials)
+  // and one that sets it in SweepSettings::surface describe the same contacts, so the guard
+  // must give the same motion, moving out included. Until the twenty-second session the
+  // moving out reversed a stick's speed by the settings' restitution (0 here) instead of its
+  // contact's: the sticks moved out left the box differently.
+  Random by_settings(71), by_pair(71);
+  std::size_t moved_out = 0;
+  for (int i = 0; i < 40; ++i) {
+    const StickThrow a = stick_into_plane(by_settings, true, 1, true, 0.6, BounceFrom::Settings);
+    const StickThrow b = stick_into_plane(by_pair, true, 1, true, 0.6, BounceFrom::OnContact);
+    moved_out += a.moved_out;
+    ASSERT_EQ(a.moved_out, b.moved_out) << i;
+    ASSERT_EQ(a.deepest, b.deepest) << i;
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_EQ((&a.v.x)[c], (&b.v.x)[c]) << i;
+      ASSERT_EQ((&a.w.x)[c], (&b.w.x)[c]) << i;
+    }
+  }
+  EXPECT_GT(moved_out, 3u); // the moving out happened, and more than once
 }
 
 TEST(SweepGuard, StaticGeomsThatCannotBeGuardedAreRefused) {
