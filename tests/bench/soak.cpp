@@ -58,15 +58,17 @@ int main(int argc, char** argv) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     std::size_t teleports = 0;
+    std::size_t seams = 0;
     for (auto id : scene.bindings) {
       teleports += scene.driver->stats(id).teleports;
+      seams += scene.driver->stats(id).seams;
     }
     std::printf("soak: %.0f s simulated (%ld steps of 1/120 s, %zu captured bodies, %zu props) in "
                 "%.1f s\n",
                 seconds, steps, scene.bindings.size(), scene.props.size(), elapsed);
     std::printf("  worst distance from track: %.2e m, %.2e rad\n", worst_p, worst_a);
     std::printf("  non-finite poses: %ld\n", non_finite);
-    std::printf("  teleports (loop wraps and data glitches): %zu\n", teleports);
+    std::printf("  loop seams crossed: %zu; teleports (data glitches): %zu\n", seams, teleports);
     std::printf("  resident memory: %.1f MiB at start, %.1f MiB at 10%%, %.1f MiB at the end\n",
                 rss_start, rss_tenth, rss_mib());
     return non_finite == 0 && worst_p < 1e-6 ? 0 : 1;

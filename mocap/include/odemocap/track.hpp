@@ -238,11 +238,15 @@ public:
   /// What prefetch() worked out for a time: the time wrapped into the valid span
   /// (OutOfRange::Loop) and the first guess of its interval, for interval() to go on from.
   struct Lookup {
-    double asked = 0.0; ///< the time given to prefetch() (s)
-    OutOfRange out_of_range = OutOfRange::Clamp;
-    double wrapped = 0.0;  ///< asked, wrapped for OutOfRange::Loop (s)
+    double asked = 0.0;   ///< the time given to prefetch() (s)
+    double wrapped = 0.0; ///< asked, wrapped for OutOfRange::Loop (s)
+    /// Whole loop periods (end_time() - start_time()) taken off `asked` to wrap it: 0 inside
+    /// the first period and without OutOfRange::Loop. A looping caller whose cycle changed
+    /// between two times crossed the loop's seam, where the last pose jumps to the first.
+    double cycle = 0.0;
     std::size_t guess = 0; ///< the interval guess (index among the valid samples)
-    bool ready = false;    ///< false: nothing worked out (see prefetch())
+    OutOfRange out_of_range = OutOfRange::Clamp;
+    bool ready = false; ///< false: nothing worked out (see prefetch())
   };
 
   /// Asks the CPU to start loading the samples sample(t, ..., out_of_range) will read, and
@@ -263,8 +267,9 @@ private:
   void check_time(double time) const;
   /// Throws the MocapError append() owes a sample that failed its checks.
   [[noreturn, gnu::cold]] void refuse(double time, const Pose& pose) const;
-  /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span.
-  double wrap(double t, OutOfRange out_of_range) const;
+  /// t mapped into [start, end) for OutOfRange::Loop when outside the valid samples' span;
+  /// `cycle` gets the whole periods taken off (Lookup::cycle).
+  double wrap(double t, OutOfRange out_of_range, double& cycle) const;
   /// Keeps front_time_ and back_time_ as a sample at `time` is appended.
   void keep_ends(double time);
   /// O(1) first guess of interval_index() from the mean spacing, clamped to the intervals.

@@ -289,9 +289,10 @@ void Track::keep_ends(double time) {
   back_time_ = time;
 }
 
-double Track::wrap(double t, OutOfRange out_of_range) const {
+double Track::wrap(double t, OutOfRange out_of_range, double& cycle) const {
   // The ends come from the track object itself, not from times_: a looping driver wraps every
   // step, and the time base's first and last lines are cold by then.
+  cycle = 0.0;
   if (out_of_range != OutOfRange::Loop || (t >= first_valid_time_ && t < last_valid_time_) ||
       (t >= front_time_ && t < back_time_)) {
     return t;
@@ -305,13 +306,18 @@ double Track::wrap(double t, OutOfRange out_of_range) const {
   // number of periods, and a looping driver asks for ever later times. The result is then off
   // by the rounding of t itself (and one correction brings it back into the period when that
   // rounding crossed a boundary); beyond, fmod gives the phase of the t it was given exactly.
-  const double cycles = std::floor((t - start) / period);
-  if (std::fabs(cycles) < 0x1p32) {
-    const double wrapped = t - period * cycles;
+  cycle = std::floor((t - start) / period);
+  if (std::fabs(cycle) < 0x1p32) {
+    const double wrapped = t - period * cycle;
     if (wrapped < start) {
+      cycle -= 1.0;
       return wrapped + period;
     }
-    return wrapped >= start + period ? wrapped - period : wrapped;
+    if (wrapped >= start + period) {
+      cycle += 1.0;
+      return wrapped - period;
+    }
+    return wrapped;
   }
   const double wrapped = start + std::fmod(t - start, period);
   return wrapped < start ? wrapped + period : wrapped;
@@ -325,11 +331,13 @@ void Track::prefetch_fields() const {
 }
 
 Track::Lookup Track::prefetch(double t, OutOfRange out_of_range) const {
-  Lookup found{t, out_of_range};
+  Lookup found;
+  found.asked = t;
+  found.out_of_range = out_of_range;
   if (valid_count() < 2 || !std::isfinite(t)) {
     return found;
   }
-  found.wrapped = wrap(t, out_of_range);
+  found.wrapped = wrap(t, out_of_range, found.cycle);
   // The guess of interval_index() without its walk: the lines it names are the ones sample()
   // reads for a uniform time base (and harmless otherwise).
   const std::size_t k = interval_guess(found.wrapped);
@@ -360,7 +368,8 @@ Track::Interval Track::locate(double t, OutOfRange out_of_range, std::size_t& k)
   if (valid_count() == 0) {
     throw MocapError("track '" + name_ + "' has no valid sample to interpolate");
   }
-  return locate_wrapped(wrap(t, out_of_range), nullptr, k);
+  double cycle = 0.0;
+  return locate_wrapped(wrap(t, out_of_range, cycle), nullptr, k);
 }
 
 Track::Interval Track::locate_wrapped(double t, const std::size_t* guess, std::size_t& k) const {

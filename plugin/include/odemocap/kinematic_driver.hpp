@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -31,7 +32,8 @@ enum class DriveMode {
 /// What happens when the track's time runs past its last sample.
 enum class TrackEnd {
   Hold,    ///< stay on the last sample, at rest
-  Loop,    ///< start again from the first sample (the jump back is a teleport if large)
+  Loop,    ///< start again from the first sample; the seam's jump (last pose to first) moves
+           ///< the body, and the velocity is the motion's on either side (BindingStats::seams)
   Release, ///< hand the body back to ODE as a dynamic body with its last velocity
 };
 
@@ -56,6 +58,9 @@ struct BindOptions {
 struct BindingStats {
   std::size_t steps = 0;          ///< presteps that drove the body
   std::size_t teleports = 0;      ///< steps over the speed limits (the first placement is not one)
+  /// Loop seams crossed (TrackEnd::Loop): at each, the body was moved by the jump from the
+  /// loop's last pose to its first (none for a loop that closes) and kept its velocity.
+  std::size_t seams = 0;
   std::size_t gaps = 0;           ///< steps a pose source had no pose for: the body was held still
   std::size_t bad_poses = 0;      ///< steps a pose source gave a non-finite pose or a non-unit
                                   ///< quaternion (|q| off 1 by over 1e-6): held still, not used
@@ -177,6 +182,11 @@ private:
     bool active = true;
     bool placed = false; ///< put on its first pose by a prestep
     bool identity_offset = true;
+    /// TrackEnd::Loop: whether this step's target is in the loop period after the body's
+    /// pose (1), in the same one (0), or elsewhere (2: a step over a whole period or more).
+    /// The body's period is the `lookup` of the step before (for a track) or kept in
+    /// lookup.cycle (for a pose source, which has no lookup).
+    std::int8_t seam = 0;
     double max_linear_speed2 = 0.0; ///< squared limits: no square root per step
     double max_angular_speed2 = 0.0;
     int joints_seen = -1; ///< the body's joint count when its neighbours were last handled
@@ -194,6 +204,16 @@ private:
   /// A pose source's target at driver time t, offset included; false (and counted in `stats`)
   /// when it has none or gives an invalid one.
   bool source_target(const Binding& b, double t, Pose& out, BindingStats* stats) const;
+  /// The loop period of `b`'s pose at driver time t (0 unless it loops).
+  double cycle_at(const Binding& b, double t) const;
+  /// Binding::seam for a step from loop period `from` to period `to`.
+  static std::int8_t seam_of(double from, double to) {
+    return static_cast<std::int8_t>(to == from ? 0 : to == from + 1.0 ? 1 : 2);
+  }
+  /// Counts the seam `b.seam` says this step crosses and, when the target is one period on
+  /// from the body's pose, moves the body by the seam's jump: the jump is data, not motion,
+  /// so the velocity that follows is the motion's on either side of it.
+  void cross_seam(Binding& b);
   /// Track (or source) time has passed the end: TrackEnd::Release applies.
   bool past_end(const Binding& b, double driver_time) const;
   /// One binding's step of h seconds to driver time `next` = time() + h; inv_h = 1 / h.

@@ -88,6 +88,9 @@ int odmDriverPrestep(odmDriverID driver, dReal h);
 dReal odmDriverGetTime(odmDriverID driver);
 /* Steps of binding `binding` that exceeded the speed limits and teleported, or -1. */
 int odmDriverGetTeleportCount(odmDriverID driver, int binding);
+/* Loop seams binding `binding` crossed (odmEndLoop: the body carried by the jump from the
+ * track's last pose to its first, its velocity kept), or -1. */
+int odmDriverGetSeamCount(odmDriverID driver, int binding);
 
 #ifdef __cplusplus
 }

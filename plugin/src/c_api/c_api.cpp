@@ -250,4 +250,8 @@ int odmDriverGetTeleportCount(odmDriverID driver, int binding) {
   return guarded(-1, [&] { return static_cast<int>(stats_of(driver, binding).teleports); });
 }
 
+int odmDriverGetSeamCount(odmDriverID driver, int binding) {
+  return guarded(-1, [&] { return static_cast<int>(stats_of(driver, binding).seams); });
+}
+
 } // extern "C"

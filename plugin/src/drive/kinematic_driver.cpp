@@ -196,6 +196,44 @@ bool KinematicDriver::source_target(const Binding& b, double t, Pose& out,
   return true;
 }
 
+double KinematicDriver::cycle_at(const Binding& b, double t) const {
+  if (b.options.at_end != TrackEnd::Loop) {
+    return 0.0;
+  }
+  const double ts = detail::track_time(b.options, t);
+  if (b.track) {
+    return b.track->prefetch(ts, OutOfRange::Loop).cycle;
+  }
+  const double start = b.source->start_time();
+  const double end = b.source->end_time();
+  const bool loops = std::isfinite(end) && std::isfinite(start) && end > start;
+  return loops ? std::floor((ts - start) / (end - start)) : 0.0; // as source_target() wraps
+}
+
+void KinematicDriver::cross_seam(Binding& b) {
+  ++b.stats.seams;
+  if (b.seam != 1) {
+    return; // a step over a whole period or more: no motion across it to keep
+  }
+  // The loop goes on from its last pose (the track's or source's pose at its end time, which
+  // a track holds from its last valid sample) to its first. Worked out here, once a period,
+  // rather than kept per binding: prestep reads every binding every step.
+  Pose first;
+  Pose last;
+  if (b.track) {
+    first = b.track->sample(b.track->start_time(), b.options.interp);
+    last = b.track->sample(b.track->end_time(), b.options.interp);
+  } else if (!b.source->pose(b.source->start_time(), first) ||
+             !b.source->pose(b.source->end_time(), last) || !is_finite(first.p) ||
+             !is_finite(first.q) || !is_finite(last.p) || !is_finite(last.q)) {
+    return; // no seam to measure: the step's speed limits judge the jump as before
+  }
+  if (!detail::same_pose(first, last)) { // a loop that closes has no jump
+    set_body_pose(
+        b.body, detail::compose(detail::compose(first, detail::inverse(last)), body_pose(b.body)));
+  }
+}
+
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
   const Pose pose = detail::sample_timed(*b.track, b.options, t);
   return b.identity_offset ? pose : detail::compose(pose, b.options.offset);
@@ -233,8 +271,10 @@ void KinematicDriver::prestep(double h) {
     }
     if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
       Binding& b = bindings_[i - k_ahead];
+      const double was = b.lookup.cycle; // the period of the pose the body is on
       b.lookup =
           b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
+      b.seam = seam_of(was, b.lookup.cycle);
       __builtin_prefetch(b.body); // its flags and joints: the handle is the body's address
       __builtin_prefetch(b.position);
       __builtin_prefetch(b.orientation);
@@ -270,6 +310,9 @@ void KinematicDriver::gather(Binding& b) {
   const Track& track = *b.track;
   // Prefetched this step with the same time (the wrap and the guess are not done again).
   const Track::Interval at = track.interval(b.lookup);
+  if (b.seam != 0) {
+    cross_seam(b); // before the body's pose is read
+  }
   batch_bindings_[batch_size_] = &b;
   BodyStep& s = batch_[batch_size_++];
   s.p0 = track.position(at.i);
@@ -384,6 +427,10 @@ void KinematicDriver::drive(Binding& b, double h, double next, double inv_h) {
   if (!b.placed) {
     set_body_pose(b.body, target_of(b, time_));
     b.placed = true;
+    b.seam = seam_of(cycle_at(b, time_), cycle_at(b, next)); // prestep's knew no pose before
+  }
+  if (b.seam != 0) {
+    cross_seam(b);
   }
   move_to(b, target_of(b, next), h, inv_h);
 }
@@ -398,11 +445,18 @@ void KinematicDriver::drive_source(Binding& b, double h, double next, double inv
     }
     set_body_pose(b.body, now);
     b.placed = true;
+    b.lookup.cycle = cycle_at(b, time_); // a source has no lookup: its field keeps the period
   }
   Pose goal;
   if (!source_target(b, next, goal, &b.stats)) {
     set_velocities(b.body, {}, {});
     return;
+  }
+  const double cycle = cycle_at(b, next);
+  b.seam = seam_of(b.lookup.cycle, cycle);
+  b.lookup.cycle = cycle;
+  if (b.seam != 0) {
+    cross_seam(b);
   }
   move_to(b, goal, h, inv_h);
 }

@@ -24,6 +24,18 @@ inline Pose compose(const Pose& a, const Pose& b) {
   return {a.p + rotate(a.q, b.p), a.q * b.q};
 }
 
+/// The inverse frame: compose(a, inverse(a)) is the identity.
+inline Pose inverse(const Pose& a) {
+  const Quat back = conj(a.q);
+  return {rotate(back, -1.0 * a.p), back};
+}
+
+/// Whether two poses are the same numbers.
+inline bool same_pose(const Pose& a, const Pose& b) {
+  return a.p.x == b.p.x && a.p.y == b.p.y && a.p.z == b.p.z && a.q.w == b.q.w && a.q.x == b.q.x &&
+         a.q.y == b.q.y && a.q.z == b.q.z;
+}
+
 /// Whether a pose is the identity (q or -q: the same rotation).
 inline bool is_identity(const Pose& p) {
   return norm(p.p) == 0.0 && std::fabs(p.q.w) == 1.0;

@@ -49,6 +49,35 @@ TEST_F(CApi, LoadBindAndStepLandOnTheTrack) {
   odmCaptureDestroy(capture);
 }
 
+TEST_F(CApi, ALoopedCaptureCrossesItsSeamWithoutATeleport) {
+  // CMU 131_01's hips end 2.6 m from where they start: looped, each seam is a jump the body is
+  // carried by, not a velocity (or a teleport, as it was before the twenty-second session).
+  odmCaptureID capture =
+      odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
+  ASSERT_NE(capture, nullptr) << odmLastError();
+  const int hips = odmCaptureFindTrack(capture, "Hips");
+  odmDriverID driver = odmDriverCreate(world_);
+  dBodyID body = dBodyCreate(world_);
+  odmBindOptions options;
+  odmBindOptionsSetDefault(&options);
+  options.at_end = odmEndLoop;
+  ASSERT_EQ(odmDriverBind(driver, body, capture, hips, &options), 0) << odmLastError();
+  const double duration = odmCaptureGetTrackDuration(capture, hips);
+  double fastest = 0.0;
+  for (int i = 0; i < static_cast<int>(2.5 * duration * 120); ++i) {
+    ASSERT_EQ(odmDriverPrestep(driver, 1.0 / 120), 0);
+    const dReal* v = dBodyGetLinearVel(body);
+    fastest = std::fmax(fastest, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    dWorldStep(world_, 1.0 / 120);
+  }
+  EXPECT_EQ(odmDriverGetSeamCount(driver, 0), 2);
+  EXPECT_EQ(odmDriverGetTeleportCount(driver, 0), 0);
+  EXPECT_LT(fastest, 5.0); // a walk's hips; the seam's jump in one step would be 311 m/s
+  EXPECT_EQ(odmDriverGetSeamCount(driver, 1), -1);
+  odmDriverDestroy(driver);
+  odmCaptureDestroy(capture);
+}
+
 /* A pose source in C: a circle of radius 1 m at 2 rad/s, turning with it; no pose before
  * 0.25 s (the count of calls comes back through user_data). */
 extern "C" int circle(dReal t, dReal pose[7], void* user_data) {

@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 namespace odemocap {
 namespace {
 
@@ -60,13 +64,120 @@ TEST_F(BindOptionsTest, HoldStopsOnTheLastSample) {
   EXPECT_EQ(driver.stats(id).teleports, 0u);
 }
 
-TEST_F(BindOptionsTest, LoopStartsAgainAndTheJumpBackIsATeleport) {
+/// a * b: frame b given in frame a (written here, not taken from the driver).
+Pose then(const Pose& a, const Pose& b) {
+  return {a.p + rotate(a.q, b.p), a.q * b.q};
+}
+Pose undo(const Pose& a) {
+  return {rotate(conj(a.q), -1.0 * a.p), conj(a.q)};
+}
+
+TEST_F(BindOptionsTest, LoopStartsAgainAndKeepsItsVelocityAcrossTheSeam) {
+  // The line track ends 1 m along x, turned 1 rad: the loop's seam jumps back to the start.
+  // The jump is data, not motion: the body is moved by it (the end carried rigidly onto the
+  // start) and crosses the seam at the track's own 1 m/s and 1 rad/s, not at -99 m/s.
   BindOptions options;
   options.at_end = TrackEnd::Loop;
   const auto id = driver.bind(body, line_track(), options);
-  run(125); // driver time 1.25 s is track time 0.25 s
+  run(99); // on the track's pose at 0.99 s
+  const Pose before = body_pose(body);
+  driver.prestep(0.01); // to track time 1.00 s, which is 0 s of the next period
+  const Pose jump = then(truth(0), undo(truth(1)));
+  const Pose moved = then(jump, before);
+  EXPECT_TRUE(near_vec(body_pose(body).p, moved.p, 1e-12));
+  const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body));
+  const Vec3 w = vec3_from_ode(dBodyGetAngularVel(body));
+  EXPECT_TRUE(near_vec(v, (truth(0).p - moved.p) * 100.0, 1e-9));
+  EXPECT_NEAR(norm(v), 1.0, 1e-9);
+  EXPECT_TRUE(near_vec(w, {0, 0, 1}, 1e-9));
+  EXPECT_GT(norm(truth(0).p - before.p) * 100.0, 98.0); // what the step from `before` needs
+  scene.step(0.01);
+  run(25); // driver time 1.25 s is track time 0.25 s
   EXPECT_TRUE(near_vec(body_pose(body).p, {0.25, 0, 1}, 1e-12));
-  EXPECT_EQ(driver.stats(id).teleports, 1u); // 1 m back in 0.01 s: 100 m/s > 50 m/s
+  EXPECT_EQ(driver.stats(id).teleports, 0u);
+  EXPECT_EQ(driver.stats(id).seams, 1u);
+  EXPECT_NEAR(driver.stats(id).max_linear_speed, 1.0, 1e-9);
+}
+
+TEST_F(BindOptionsTest, ASmallSeamUnderTheSpeedLimitIsNotDrivenAcross) {
+  // An open loop whose end is 0.3 m from its start, played at 100 Hz steps: stepping across
+  // the seam takes 30 m/s, under the 50 m/s limit, so a driver that only judged speed would
+  // swing the body back through whatever lies between. It moves by the jump instead.
+  Track open("open");
+  for (int i = 0; i <= 100; ++i) {
+    const double t = 0.01 * i;
+    open.append(t, {{0.3 * t, 0, 1}, Quat{}});
+  }
+  BindOptions options;
+  options.at_end = TrackEnd::Loop;
+  const auto id = driver.bind(body, open, options);
+  double fastest = 0.0;
+  for (int i = 0; i < 250; ++i) {
+    driver.prestep(0.01);
+    fastest = std::max(fastest, norm(vec3_from_ode(dBodyGetLinearVel(body))));
+    scene.step(0.01);
+  }
+  EXPECT_NEAR(fastest, 0.3, 1e-9);
+  EXPECT_EQ(driver.stats(id).seams, 2u);
+  EXPECT_EQ(driver.stats(id).teleports, 0u);
+  EXPECT_TRUE(near_vec(body_pose(body).p, {0.15, 0, 1}, 1e-12));
+  EXPECT_GT(0.3 / 0.01, 29.0); // the naive step across: 30 m/s
+}
+
+TEST_F(BindOptionsTest, RandomOpenLoopsLandOnEveryPoseAndCrossEverySeamAtTheirOwnSpeed) {
+  // Random open loops (a drifting, turning rigid motion whose end is far from its start),
+  // offsets, time offsets, rates and step sizes: every step lands on the target, every seam
+  // is counted where the track time enters a new period (counted here from the times), none
+  // is a teleport, and the speed at a seam is at most that of the steps between seams (the
+  // seam's jump, 0.2-1.4 m, would take 20-300 m/s).
+  test::Random rnd(2611);
+  int seams = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    OdeScene world{0.0};
+    KinematicDriver d(world.world);
+    dBodyID b = dBodyCreate(world.world);
+    const Vec3 axis = rnd.unit_vector(), drift = rnd.unit_vector() * rnd.uniform(0.2, 1.0);
+    const double spin = rnd.uniform(0.5, 3.0), duration = rnd.uniform(0.5, 1.5);
+    const Track track = test::sampled_track("open", 0.01, duration, [&](double t) {
+      return Pose{drift * t + Vec3{0.1 * std::sin(5 * t), 0.1 * std::cos(3 * t), 1},
+                  from_axis_angle(axis, spin * t)};
+    });
+    BindOptions options;
+    options.at_end = TrackEnd::Loop;
+    options.offset = {rnd.unit_vector() * rnd.uniform(0, 0.3), rnd.rotation()};
+    options.time_offset = rnd.uniform(-1, 1);
+    options.playback_rate = rnd.uniform(0.5, 2);
+    const double h = rnd.uniform(0.002, 0.02);
+    const auto id = d.bind(b, track, options);
+    const double period = track.end_time() - track.start_time();
+    const auto cycle = [&](double t) {
+      return std::floor((options.time_offset + options.playback_rate * t) / period);
+    };
+    double inside = 0.0, across = 0.0;
+    std::size_t expected = 0;
+    for (int step = 0; step < static_cast<int>(3 * duration / (options.playback_rate * h));
+         ++step) {
+      const double t0 = d.time();
+      d.prestep(h);
+      const double speed = norm(vec3_from_ode(dBodyGetLinearVel(b)));
+      if (cycle(t0 + h) != cycle(t0)) {
+        ++expected;
+        across = std::max(across, speed);
+      } else if (step > 0) { // (the first step places the body)
+        inside = std::max(inside, speed);
+      }
+      world.step(h);
+      const Pose goal = d.target(id, d.time());
+      ASSERT_LE(norm(body_pose(b).p - goal.p), 1e-9) << trial << " " << step;
+      ASSERT_LE(angle_between(body_pose(b).q, goal.q), 1e-9) << trial << " " << step;
+    }
+    ASSERT_GE(expected, 2u) << trial;
+    EXPECT_EQ(d.stats(id).seams, expected) << trial;
+    EXPECT_EQ(d.stats(id).teleports, 0u) << trial;
+    EXPECT_LE(across, 1.25 * inside) << trial << ": " << across << " against " << inside;
+    seams += static_cast<int>(expected);
+  }
+  std::printf("[ metric ] random open loops: 100 bindings, %d seams crossed, 0 teleports\n", seams);
 }
 
 TEST_F(BindOptionsTest, ReleaseHandsTheBodyBackWithItsLastVelocity) {

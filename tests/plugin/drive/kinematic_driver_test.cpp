@@ -306,6 +306,7 @@ TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
   KinematicDriver driver(scene.world);
   std::vector<dBodyID> bodies;
   std::vector<KinematicDriver::BindingId> ids;
+  std::vector<Pose> seams; // a loop's jump from its last pose to its first (world, on the left)
   for (int i = 0; i < 29; ++i) {
     const Vec3 axis = rnd.unit_vector();
     const double rate = rnd.uniform(0.5, 6.0), phase = rnd.uniform(0, 6);
@@ -327,6 +328,11 @@ TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
     if (i % 11 == 5) {
       options.at_end = TrackEnd::Release;
     }
+    const Pose first = track.sample(track.start_time(), options.interp);
+    const Pose last = track.sample(track.end_time(), options.interp);
+    const Quat back = conj(last.q);
+    const Pose undo_last{rotate(back, -1.0 * last.p), back};
+    seams.push_back({first.p + rotate(first.q, undo_last.p), first.q * undo_last.q});
     bodies.push_back(scene.box({0.1, 0.1, 0.1}, 1, {}));
     ids.push_back(i % 13 == 6
                       ? driver.bind(bodies.back(), std::make_shared<TrackSource>(track), options)
@@ -335,16 +341,29 @@ TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
   dWorldSetGravity(scene.world, 0, 0, 0);
   const double h = k_capture_dt * 0.7;
   int checked = 0;
+  int crossed = 0;
   for (int step = 0; step < 300; ++step) {
     std::vector<Pose> before;
-    for (dBodyID b : bodies) {
-      before.push_back(body_pose(b));
+    std::vector<std::size_t> seams_before;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      before.push_back(body_pose(bodies[i]));
+      seams_before.push_back(driver.stats(ids[i]).seams);
     }
     const bool first = step == 0;
     driver.prestep(h);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       if (first || driver.stats(ids[i]).released || driver.stats(ids[i]).teleports > 0) {
         continue;
+      }
+      if (driver.stats(ids[i]).seams != seams_before[i]) {
+        // Crossing its loop's seam, the body was first carried by the jump (and prestep
+        // moves nothing else: the pose it is driven from is the one it has now).
+        const Pose& j = seams[i];
+        const Pose carried{j.p + rotate(j.q, before[i].p), j.q * before[i].q};
+        before[i] = body_pose(bodies[i]);
+        ASSERT_LE(norm(before[i].p - carried.p), 1e-12) << step << " " << i;
+        ASSERT_LE(angle_between(before[i].q, carried.q), 1e-12) << step << " " << i;
+        ++crossed;
       }
       const Pose goal = driver.target(ids[i], driver.time());
       const Vec3 v = (goal.p - before[i].p) * (1.0 / h);
@@ -367,6 +386,9 @@ TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
     }
   }
   EXPECT_GT(checked, 7000);
+  // Seven looping bindings cross their seams with this seed: batched ones, the cubic one (3)
+  // and the pose source (6).
+  EXPECT_GE(crossed, 7);
 }
 
 // ---- 5. Auto-disable ------------------------------------------------------------------------
