@@ -468,7 +468,7 @@ void Character::drive_soft(KinematicDriver& driver, const PuppetSettings& settin
   }
   timing_ = timing;
   place_at_start();
-  puppet_ = std::make_unique<detail::PuppetCore>(driver, *this, settings);
+  puppet_ = std::make_unique<detail::PuppetCore>(driver, *this, settings, tracks_);
   for (std::size_t i = 0; i < bones_.size(); ++i) {
     if (bones_[i].parent >= 0) {
       continue;

@@ -1,5 +1,6 @@
 #include "character/puppet.hpp"
 #include "character/bounded_motor.hpp"
+#include "drive/timed_track.hpp"
 
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
@@ -7,9 +8,19 @@
 namespace odemocap::detail {
 
 PuppetCore::PuppetCore(KinematicDriver& driver, const Character& character,
-                       const PuppetSettings& settings)
-    : Controller(driver), character_(character), max_joint_speed_(settings.max_joint_speed) {
+                       const PuppetSettings& settings,
+                       std::vector<std::shared_ptr<const Track>> tracks)
+    : Controller(driver), character_(character), tracks_(std::move(tracks)),
+      timing_(settings.timing), max_joint_speed_(settings.max_joint_speed) {
   const auto& bones = character.bones();
+  root_of_.resize(bones.size());
+  for (std::size_t i = 0; i < bones.size(); ++i) {
+    std::size_t r = i;
+    while (bones[r].parent >= 0) { // a tree: this ends at its root
+      r = static_cast<std::size_t>(bones[r].parent);
+    }
+    root_of_[i] = r;
+  }
   const dWorldID world = driver.world();
   servo_of_.assign(bones.size(), -1);
   targets_.resize(bones.size());
@@ -48,7 +59,33 @@ PuppetCore::~PuppetCore() {
   }
 }
 
+void PuppetCore::carry_across_seams(double time, double h) {
+  if (timing_.at_end != TrackEnd::Loop) {
+    return;
+  }
+  const auto& bones = character_.bones();
+  for (std::size_t r = 0; r < bones.size(); ++r) {
+    if (bones[r].parent >= 0 || !tracks_[r]) {
+      continue;
+    }
+    const Track& track = *tracks_[r];
+    if (loop_cycle(track, timing_, time + h) != loop_cycle(track, timing_, time) + 1.0) {
+      continue;
+    }
+    // Each by its own track's jump: what the end's poses were to the start's. The capture's
+    // poses at both ends are whole skeletons, so the joints stay closed, and each bone lands
+    // on its start pose (where the root's jump alone would leave the limbs in the end's pose
+    // for the servos to swing them across).
+    for (std::size_t b = 0; b < bones.size(); ++b) {
+      if (b != r && root_of_[b] == r && tracks_[b]) {
+        carry(bones[b].body, seam_jump(*tracks_[b], timing_.interp));
+      }
+    }
+  }
+}
+
 void PuppetCore::update(double time, double h) {
+  carry_across_seams(time, h);
   const auto& bones = character_.bones();
   for (std::size_t i = 0; i < bones.size(); ++i) {
     targets_[i] = character_.target(i, time + h).q;

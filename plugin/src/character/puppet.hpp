@@ -14,14 +14,17 @@
 
 #include <ode/ode.h>
 
+#include <memory>
 #include <vector>
 
 namespace odemocap::detail {
 
 class PuppetCore final : public Controller {
 public:
-  /// Creates the joints between the bones of `character` (placed on their start poses).
-  PuppetCore(KinematicDriver& driver, const Character& character, const PuppetSettings& settings);
+  /// Creates the joints between the bones of `character` (placed on their start poses);
+  /// `tracks` are the bones' tracks, which settings.timing plays.
+  PuppetCore(KinematicDriver& driver, const Character& character, const PuppetSettings& settings,
+             std::vector<std::shared_ptr<const Track>> tracks);
   ~PuppetCore() override;
 
   void update(double time, double h) override;
@@ -40,7 +43,15 @@ private:
     std::size_t rate_limited = 0; ///< steps that asked more than max_angular_speed
   };
 
+  /// Across a looping root's seam the root is carried by the jump from its track's last pose
+  /// to its first (by the driver, or by its soft follower): its descendants, dynamic, are
+  /// carried too, each by its own track's jump, so no joint opens by the jump's length.
+  void carry_across_seams(double time, double h);
+
   const Character& character_;
+  std::vector<std::shared_ptr<const Track>> tracks_; ///< by bone
+  BindOptions timing_;
+  std::vector<std::size_t> root_of_; ///< by bone: its root bone (itself for a root)
   double max_joint_speed_;
   std::vector<Servo> servos_;
   std::vector<int> servo_of_; ///< by bone, -1 for roots

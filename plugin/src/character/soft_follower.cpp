@@ -96,6 +96,19 @@ public:
       ++solver_failures_;
       last_.valid = false;
     }
+    if (track_ && track_->timing.at_end == TrackEnd::Loop) {
+      // Across the loop's seam the target jumps from the loop's last pose to its first: data,
+      // not motion. The body is carried by the jump (as the driver carries a kinematic body),
+      // its velocities turned with it, rather than thrown after the target with all its force.
+      const double from = loop_cycle(track_->track, track_->timing, time);
+      const double to = loop_cycle(track_->track, track_->timing, next);
+      if (to != from) {
+        ++seams_;
+        if (to == from + 1.0) {
+          carry(body_, seam_jump(track_->track, track_->timing.interp));
+        }
+      }
+    }
     flush_tiny_velocities();
     const Pose now = body_pose(body_);
     const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body_));
@@ -145,6 +158,7 @@ public:
   }
 
   std::size_t solver_failures() const { return solver_failures_; }
+  std::size_t seams() const { return seams_; }
 
   void set_limits(double max_force, double max_torque) {
     check_limits(max_force, max_torque, "SoftFollower::set_limits");
@@ -288,6 +302,7 @@ private:
   double held_time_left_ = 0.0; ///< how much longer it is remembered (s)
   double last_demand_ = 0.0;    ///< |force| the linear rows were led with in the last step (N)
   std::size_t solver_failures_ = 0;
+  std::size_t seams_ = 0;
 };
 
 } // namespace detail
@@ -354,6 +369,10 @@ JointFeedback SoftFollower::feedback() const {
 
 std::size_t SoftFollower::solver_failures() const {
   return core().solver_failures();
+}
+
+std::size_t SoftFollower::seams() const {
+  return core().seams();
 }
 
 dBodyID SoftFollower::body() const {

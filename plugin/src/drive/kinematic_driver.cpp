@@ -200,10 +200,10 @@ double KinematicDriver::cycle_at(const Binding& b, double t) const {
   if (b.options.at_end != TrackEnd::Loop) {
     return 0.0;
   }
-  const double ts = detail::track_time(b.options, t);
   if (b.track) {
-    return b.track->prefetch(ts, OutOfRange::Loop).cycle;
+    return detail::loop_cycle(*b.track, b.options, t);
   }
+  const double ts = detail::track_time(b.options, t);
   const double start = b.source->start_time();
   const double end = b.source->end_time();
   const bool loops = std::isfinite(end) && std::isfinite(start) && end > start;
@@ -215,23 +215,19 @@ void KinematicDriver::cross_seam(Binding& b) {
   if (b.seam != 1) {
     return; // a step over a whole period or more: no motion across it to keep
   }
-  // The loop goes on from its last pose (the track's or source's pose at its end time, which
-  // a track holds from its last valid sample) to its first. Worked out here, once a period,
-  // rather than kept per binding: prestep reads every binding every step.
+  // The loop goes on from its last pose (the track's or source's pose at its end time) to its
+  // first. Worked out here, once a period, rather than kept per binding: prestep reads every
+  // binding every step.
+  if (b.track) {
+    detail::carry(b.body, detail::seam_jump(*b.track, b.options.interp));
+    return;
+  }
   Pose first;
   Pose last;
-  if (b.track) {
-    first = b.track->sample(b.track->start_time(), b.options.interp);
-    last = b.track->sample(b.track->end_time(), b.options.interp);
-  } else if (!b.source->pose(b.source->start_time(), first) ||
-             !b.source->pose(b.source->end_time(), last) || !is_finite(first.p) ||
-             !is_finite(first.q) || !is_finite(last.p) || !is_finite(last.q)) {
-    return; // no seam to measure: the step's speed limits judge the jump as before
-  }
-  if (!detail::same_pose(first, last)) { // a loop that closes has no jump
-    set_body_pose(
-        b.body, detail::compose(detail::compose(first, detail::inverse(last)), body_pose(b.body)));
-  }
+  if (b.source->pose(b.source->start_time(), first) && b.source->pose(b.source->end_time(), last) &&
+      is_finite(first.p) && is_finite(first.q) && is_finite(last.p) && is_finite(last.q)) {
+    detail::carry(b.body, detail::seam_jump(first, last));
+  } // else no seam to measure: the step's speed limits judge the jump as before
 }
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {

@@ -1,6 +1,8 @@
 #include "drive/timed_track.hpp"
 #include "describe.hpp"
 
+#include <odemocap/ode_math.hpp>
+
 namespace odemocap::detail {
 
 void check_pose(const Pose& offset, const char* function) {
@@ -22,6 +24,17 @@ void check_timing(const Pose& offset, double time_offset, double playback_rate,
     fail("time_offset must be finite, got " + describe(time_offset));
   }
   check_pose(offset, function);
+}
+
+void carry(dBodyID body, const Pose& jump) {
+  if (is_identity(jump)) {
+    return;
+  }
+  set_body_pose(body, compose(jump, body_pose(body)));
+  const Vec3 v = rotate(jump.q, vec3_from_ode(dBodyGetLinearVel(body)));
+  const Vec3 w = rotate(jump.q, vec3_from_ode(dBodyGetAngularVel(body)));
+  dBodySetLinearVel(body, v.x, v.y, v.z);
+  dBodySetAngularVel(body, w.x, w.y, w.z);
 }
 
 } // namespace odemocap::detail

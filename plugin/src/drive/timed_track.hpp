@@ -55,6 +55,30 @@ inline Pose sample_timed(const Track& track, const BindOptions& o, double t) {
   return track.sample(track_time(o, t), o.interp, out_of_range(o));
 }
 
+/// The loop period (Track::Lookup::cycle) of the track time at driver time t; 0 unless `o`
+/// loops. A step from t to t + h crosses the loop's seam when the two differ.
+inline double loop_cycle(const Track& track, const BindOptions& o, double t) {
+  return o.at_end == TrackEnd::Loop ? track.prefetch(track_time(o, t), OutOfRange::Loop).cycle
+                                    : 0.0;
+}
+
+/// The jump at a loop's seam (world frame, on the left of a pose): the first pose times the
+/// inverse of the last, which carries a pose at the loop's end onto its start; exactly the
+/// identity for a loop that closes.
+inline Pose seam_jump(const Pose& first, const Pose& last) {
+  return same_pose(first, last) ? Pose{} : compose(first, inverse(last));
+}
+/// The same for a track looped with `interp`: its poses at its start and end times (a track
+/// holds its first and last valid samples out to them).
+inline Pose seam_jump(const Track& track, Interp interp) {
+  return seam_jump(track.sample(track.start_time(), interp),
+                   track.sample(track.end_time(), interp));
+}
+
+/// Moves a body by `jump` (world frame, on the left of its pose), turning its velocities with
+/// it: what a loop's seam does to a body that follows the loop. Nothing for the identity.
+void carry(dBodyID body, const Pose& jump);
+
 /// A track (copied) with the timing and offset of a binding: what a soft follower samples.
 struct TimedTrack {
   Track track;

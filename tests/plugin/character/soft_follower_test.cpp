@@ -83,6 +83,49 @@ TEST(SoftFollower, UnobstructedItLandsOnEveryCapturedPoseWithQuickStepToo) {
   EXPECT_LT(r.max_rad, 1e-6);
 }
 
+TEST(SoftFollower, ALoopedFollowerIsCarriedAcrossTheSeamInsteadOfChasingTheJump) {
+  // The tumbling helix cut after 1.5 s climbs 0.3 m and turns 4.5 rad: looped, its target
+  // jumps back by 1.04 m at each seam. The follower is carried by the jump, its velocities
+  // turned with it (a rigid move of its state), so it lands on the loop's start at once; the
+  // motion there is not the end's turned (the helix is no rigid loop), which the servo makes
+  // up within its force limit in a few steps. Chasing the jump instead would take the whole
+  // 200 N for many steps and cross the scene.
+  OdeScene scene;
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5, tumbling(0));
+  KinematicDriver driver(scene.world);
+  const Track track = sampled_track("tumble", k_h, 1.5, tumbling);
+  const double period = track.end_time() - track.start_time();
+  FollowSettings settings;
+  settings.at_end = TrackEnd::Loop;
+  SoftFollower follower(driver, body, track, settings);
+  double before_seam = 0.0, after_seam = 0.0, at_end = 0.0, most_force = 0.0;
+  for (int i = 0; i < 450; ++i) { // 3.75 s: two seams
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const double t = driver.time();
+    const Pose want = tumbling(t - period * std::floor(t / period));
+    const double off = norm(body_pose(body).p - want.p);
+    if (t < period - 1e-9) {
+      before_seam = std::fmax(before_seam, off);
+    } else if (t - period * std::floor(t / period) < 0.25) {
+      after_seam = std::fmax(after_seam, off); // the quarter second after a seam
+    } else {
+      at_end = std::fmax(at_end, off);
+    }
+    most_force = std::fmax(most_force, norm(follower.feedback().force1));
+  }
+  const double jump = norm(tumbling(1.5).p - tumbling(0).p);
+  std::printf("  looped follower: %.1e m from the capture before the first seam, up to %.1f mm "
+              "in the quarter second after a seam (the jump: %.2f m), %.1e m later; force up to "
+              "%.1f N; %zu seams\n",
+              before_seam, 1e3 * after_seam, jump, at_end, most_force, follower.seams());
+  EXPECT_EQ(follower.seams(), 2u);
+  EXPECT_LT(before_seam, 1e-6);
+  EXPECT_LT(after_seam, 0.1 * jump);
+  EXPECT_LT(at_end, 1e-6);
+  EXPECT_LE(most_force, 200.0 + 1e-9);
+}
+
 // A kinematic ghost the driver moves (e.g. to draw it, or to share one track among several
 // followers): the follower lands where the ghost lands, offset included.
 TEST(SoftFollower, FollowingAGhostBodyLandsOnTheGhostsPoseTimesTheOffset) {
