@@ -54,8 +54,9 @@ struct SweepStats {
   std::size_t sub_step_limit = 0; ///< steps swept with max_sub_steps, needing more
   int sub_steps_max = 0;          ///< most sub-steps one body's step took
   /// Kinematic guarded bodies found away from where their velocities took them: teleported by
-  /// the KinematicDriver (a step over its speed limits) or moved by the user. The jump itself
-  /// is not swept: it is not motion.
+  /// the KinematicDriver (a step over its speed limits), carried across a loop's seam
+  /// (BindingStats::seams) or moved by the user. The jump itself is not swept: it is not
+  /// motion.
   std::size_t teleported = 0;
   std::size_t refused = 0;   ///< speculative contacts SweepSettings::on_contact refused
   std::size_t corrected = 0; ///< hits whose normal speed after_step() completed (see SweepGuard)
