@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace odemocap {
@@ -160,6 +161,9 @@ public:
   Pose target(BindingId id, double t) const;
 
   const BindingStats& stats(BindingId id) const;
+  /// The bound body whose loop seam carried dynamic body `body` in the last prestep (a body
+  /// joined to it: a chain hanging from a looping hand, a payload welded to it), or null.
+  dBodyID carried_by(dBodyID body) const;
   dBodyID body(BindingId id) const;
   /// Number of bindings ever made (unbound ones keep their id).
   std::size_t size() const { return bindings_.size(); }
@@ -214,6 +218,11 @@ private:
   /// from the body's pose, moves the body by the seam's jump: the jump is data, not motion,
   /// so the velocity that follows is the motion's on either side of it.
   void cross_seam(Binding& b);
+  /// Carries by `jump` the dynamic bodies joined to `body` (by joints other than contacts,
+  /// through other dynamic bodies, not through kinematic ones): a chain hanging from a looping
+  /// hand, a payload welded to it. Each once per prestep (carried_).
+  void carry_joined(dBodyID body, const Pose& jump);
+
   /// Track (or source) time has passed the end: TrackEnd::Release applies.
   bool past_end(const Binding& b, double driver_time) const;
   /// One binding's step of h seconds to driver time `next` = time() + h; inv_h = 1 / h.
@@ -247,6 +256,9 @@ private:
   std::array<BodyStep, 8> batch_{};
   std::size_t batch_size_ = 0;                   ///< steps of batch_ in use
   std::vector<detail::Controller*> controllers_; ///< owned by the joints and followers
+  /// Dynamic bodies carried across a seam in this prestep, each with the bound body whose
+  /// jump carried it (carried once: a rope between two looping hands goes with the first).
+  std::vector<std::pair<dBodyID, dBodyID>> carried_;
 };
 
 } // namespace odemocap

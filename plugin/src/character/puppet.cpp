@@ -75,11 +75,17 @@ void PuppetCore::carry_across_seams(double time, double h) {
     // Each by its own track's jump: what the end's poses were to the start's. The capture's
     // poses at both ends are whole skeletons, so the joints stay closed, and each bone lands
     // on its start pose (where the root's jump alone would leave the limbs in the end's pose
-    // for the servos to swing them across).
+    // for the servos to swing them across). A kinematic root's driver has carried the bones
+    // joined to it by the root's jump already: they get the rest of their own.
+    const Pose undo_root = inverse(seam_jump(track, timing_.interp));
     for (std::size_t b = 0; b < bones.size(); ++b) {
-      if (b != r && root_of_[b] == r && tracks_[b]) {
-        carry(bones[b].body, seam_jump(*tracks_[b], timing_.interp));
+      if (b == r || root_of_[b] != r || !tracks_[b]) {
+        continue;
       }
+      const Pose own = seam_jump(*tracks_[b], timing_.interp);
+      const bool by_root =
+          driver() != nullptr && driver()->carried_by(bones[b].body) == bones[r].body;
+      carry(bones[b].body, by_root ? compose(own, undo_root) : own);
     }
   }
 }

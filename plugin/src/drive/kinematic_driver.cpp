@@ -218,16 +218,56 @@ void KinematicDriver::cross_seam(Binding& b) {
   // The loop goes on from its last pose (the track's or source's pose at its end time) to its
   // first. Worked out here, once a period, rather than kept per binding: prestep reads every
   // binding every step.
+  Pose jump;
   if (b.track) {
-    detail::carry(b.body, detail::seam_jump(*b.track, b.options.interp));
-    return;
+    jump = detail::seam_jump(*b.track, b.options.interp);
+  } else {
+    Pose first;
+    Pose last;
+    if (!b.source->pose(b.source->start_time(), first) ||
+        !b.source->pose(b.source->end_time(), last) || !is_finite(first.p) || !is_finite(first.q) ||
+        !is_finite(last.p) || !is_finite(last.q)) {
+      return; // no seam to measure: the step's speed limits judge the jump as before
+    }
+    jump = detail::seam_jump(first, last);
   }
-  Pose first;
-  Pose last;
-  if (b.source->pose(b.source->start_time(), first) && b.source->pose(b.source->end_time(), last) &&
-      is_finite(first.p) && is_finite(first.q) && is_finite(last.p) && is_finite(last.q)) {
-    detail::carry(b.body, detail::seam_jump(first, last));
-  } // else no seam to measure: the step's speed limits judge the jump as before
+  if (!detail::is_identity(jump)) {
+    detail::carry(b.body, jump);
+    carry_joined(b.body, jump);
+  }
+}
+
+void KinematicDriver::carry_joined(dBodyID body, const Pose& jump) {
+  // Breadth first from the bound body: `from` is the body whose joints are walked, then each
+  // body carried from here in turn.
+  std::size_t next = carried_.size();
+  for (dBodyID from = body;; from = carried_[next++].first) {
+    const int n = dBodyGetNumJoints(from);
+    for (int i = 0; i < n; ++i) {
+      const dJointID j = dBodyGetJoint(from, i);
+      if (dJointGetType(j) == dJointTypeContact) {
+        continue;
+      }
+      const dBodyID other = dJointGetBody(j, 0) == from ? dJointGetBody(j, 1) : dJointGetBody(j, 0);
+      if (other == nullptr || dBodyIsKinematic(other) || carried_by(other) != nullptr) {
+        continue;
+      }
+      detail::carry(other, jump);
+      carried_.emplace_back(other, body);
+    }
+    if (next == carried_.size()) {
+      return;
+    }
+  }
+}
+
+dBodyID KinematicDriver::carried_by(dBodyID body) const {
+  for (const auto& c : carried_) {
+    if (c.first == body) {
+      return c.second;
+    }
+  }
+  return nullptr;
 }
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
@@ -261,6 +301,7 @@ void KinematicDriver::prestep(double h) {
   const std::size_t n = bindings_.size();
   const auto wanted = [](const Binding& b) { return b.active && !b.stats.released && !b.source; };
   batch_size_ = 0;
+  carried_.clear();
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
       bindings_[i].track->prefetch_fields();
