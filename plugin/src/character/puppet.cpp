@@ -86,6 +86,9 @@ void PuppetCore::carry_across_seams(double time, double h) {
       const bool by_root =
           driver() != nullptr && driver()->carried_by(bones[b].body) == bones[r].body;
       carry(bones[b].body, by_root ? compose(own, undo_root) : own);
+      if (!by_root) {
+        note_carried(bones[b].body, bones[r].body); // a soft root's follower must not again
+      }
     }
   }
 }

@@ -104,8 +104,11 @@ public:
       const double to = loop_cycle(track_->track, track_->timing, next);
       if (to != from) {
         ++seams_;
-        if (to == from + 1.0) {
-          carry(body_, seam_jump(track_->track, track_->timing.interp));
+        const Pose jump = seam_jump(track_->track, track_->timing.interp);
+        if (to == from + 1.0 && !is_identity(jump)) {
+          carry(body_, jump);
+          note_carried(body_, body_);
+          carry_joined(body_, jump); // what it holds by a joint goes with it
         }
       }
     }

@@ -8,6 +8,18 @@ Controller::Controller(KinematicDriver& driver) : driver_(&driver) {
   driver.add_controller(this);
 }
 
+void Controller::carry_joined(dBodyID body, const Pose& jump) {
+  if (driver_ != nullptr) {
+    driver_->carry_joined(body, jump);
+  }
+}
+
+void Controller::note_carried(dBodyID body, dBodyID by) {
+  if (driver_ != nullptr) {
+    driver_->carried_.emplace_back(body, by);
+  }
+}
+
 Controller::~Controller() {
   if (driver_ != nullptr) {
     driver_->remove_controller(this);

@@ -3,6 +3,10 @@
 // joints, the soft followers and the puppets. A controller registers with its driver for its
 // whole life; a driver destroyed first tells it so (driver_gone) and it stops unregistering.
 
+#include <odemocap/pose.hpp>
+
+#include <ode/ode.h>
+
 namespace odemocap {
 class KinematicDriver;
 } // namespace odemocap
@@ -23,6 +27,12 @@ public:
 
 protected:
   explicit Controller(KinematicDriver& driver);
+  /// A controller that carries a body across a loop's seam itself (a follower, a puppet's
+  /// bones) carries the dynamic bodies joined to it through the driver, which carries each
+  /// body once per prestep (KinematicDriver::carried_by), and tells it of the bodies it
+  /// carried on its own, so that they are not carried again.
+  void carry_joined(dBodyID body, const Pose& jump);
+  void note_carried(dBodyID body, dBodyID by);
 
   KinematicDriver* driver_;
 };

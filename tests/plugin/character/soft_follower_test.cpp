@@ -126,6 +126,39 @@ TEST(SoftFollower, ALoopedFollowerIsCarriedAcrossTheSeamInsteadOfChasingTheJump)
   EXPECT_LE(most_force, 200.0 + 1e-9);
 }
 
+TEST(SoftFollower, WhatALoopedFollowerHoldsByAJointCrossesTheSeamWithIt) {
+  // A 0.2 kg payload welded to a looped follower (the helix above, 1.04 m back at each seam):
+  // carried with the follower, it stays on its weld; left behind, the weld would pull it
+  // across the metre within the follower's limits.
+  OdeScene scene;
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5, tumbling(0));
+  const Pose offset{{0, 0, -0.2}, Quat{}};
+  const auto held = [&] {
+    const Pose b = body_pose(body);
+    return b.p + rotate(b.q, offset.p);
+  };
+  dBodyID payload = dynamic_box(scene, {0.1, 0.1, 0.1}, 0.2, {held(), body_pose(body).q});
+  dJointID weld = dJointCreateFixed(scene.world, nullptr);
+  dJointAttach(weld, body, payload);
+  dJointSetFixed(weld);
+  KinematicDriver driver(scene.world);
+  FollowSettings settings;
+  settings.at_end = TrackEnd::Loop;
+  settings.max_force = 400;
+  SoftFollower follower(driver, body, sampled_track("tumble", k_h, 1.5, tumbling), settings);
+  double off_weld = 0.0;
+  for (int i = 0; i < 240; ++i) { // 2 s: one seam
+    driver.prestep(k_h);
+    scene.step(k_h);
+    off_weld = std::fmax(off_weld, norm(body_pose(payload).p - held()));
+  }
+  std::printf("  looped follower holding a welded payload: payload off its weld by %.2f mm at "
+              "worst, %zu seam\n",
+              1e3 * off_weld, follower.seams());
+  EXPECT_EQ(follower.seams(), 1u);
+  EXPECT_LT(off_weld, 0.01);
+}
+
 // A kinematic ghost the driver moves (e.g. to draw it, or to share one track among several
 // followers): the follower lands where the ghost lands, offset included.
 TEST(SoftFollower, FollowingAGhostBodyLandsOnTheGhostsPoseTimesTheOffset) {
