@@ -259,6 +259,9 @@ private:
   /// Dynamic bodies carried across a seam in this prestep, each with the bound body whose
   /// jump carried it (carried once: a rope between two looping hands goes with the first).
   std::vector<std::pair<dBodyID, dBodyID>> carried_;
+  /// Bound bodies carried across their loop's seam in this prestep, with the jump: what a
+  /// follower of such a body (a ghost) is carried by.
+  std::vector<std::pair<dBodyID, Pose>> jumps_;
 };
 
 } // namespace odemocap

@@ -82,8 +82,9 @@ public:
   /// motors applied nothing, and the next prestep put the body back where it was before that
   /// step instead of letting it fall.
   std::size_t solver_failures() const;
-  /// Loop seams crossed (TrackEnd::Loop on a track): at each the body was carried by the jump
-  /// from the track's last pose to its first, its velocities turned with it.
+  /// Loop seams crossed (TrackEnd::Loop on a track, or a ghost the driver carried across its
+  /// loop's seam): at each the body was carried by the jump from the loop's last pose to its
+  /// first, its velocities turned with it, and with it what it holds by a joint.
   std::size_t seams() const;
   dBodyID body() const;
   /// Destroys the ODE joints now; the body is left to ODE. Safe to call twice.

@@ -111,6 +111,11 @@ public:
           carry_joined(body_, jump); // what it holds by a joint goes with it
         }
       }
+    } else if (Pose jump; !track_ && seam_jump_of(ghost_, jump)) {
+      ++seams_; // the ghost was carried across its loop's seam: the follower goes with it
+      carry(body_, jump);
+      note_carried(body_, ghost_);
+      carry_joined(body_, jump);
     }
     flush_tiny_velocities();
     const Pose now = body_pose(body_);

@@ -20,6 +20,19 @@ void Controller::note_carried(dBodyID body, dBodyID by) {
   }
 }
 
+bool Controller::seam_jump_of(dBodyID bound, Pose& jump) const {
+  if (driver_ == nullptr) {
+    return false;
+  }
+  for (const auto& [body, by] : driver_->jumps_) {
+    if (body == bound) {
+      jump = by;
+      return true;
+    }
+  }
+  return false;
+}
+
 Controller::~Controller() {
   if (driver_ != nullptr) {
     driver_->remove_controller(this);

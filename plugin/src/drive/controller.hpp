@@ -33,6 +33,9 @@ protected:
   /// carried on its own, so that they are not carried again.
   void carry_joined(dBodyID body, const Pose& jump);
   void note_carried(dBodyID body, dBodyID by);
+  /// Whether the driver carried bound body `bound` across its loop's seam in this prestep,
+  /// and by what jump.
+  bool seam_jump_of(dBodyID bound, Pose& jump) const;
 
   KinematicDriver* driver_;
 };

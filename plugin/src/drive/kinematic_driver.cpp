@@ -234,6 +234,7 @@ void KinematicDriver::cross_seam(Binding& b) {
   if (!detail::is_identity(jump)) {
     detail::carry(b.body, jump);
     carry_joined(b.body, jump);
+    jumps_.emplace_back(b.body, jump);
   }
 }
 
@@ -302,6 +303,7 @@ void KinematicDriver::prestep(double h) {
   const auto wanted = [](const Binding& b) { return b.active && !b.stats.released && !b.source; };
   batch_size_ = 0;
   carried_.clear();
+  jumps_.clear();
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
       bindings_[i].track->prefetch_fields();

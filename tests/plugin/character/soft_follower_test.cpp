@@ -189,6 +189,37 @@ TEST(SoftFollower, FollowingAGhostBodyLandsOnTheGhostsPoseTimesTheOffset) {
   EXPECT_LT(worst_rad, 1e-6);
 }
 
+TEST(SoftFollower, AFollowerOfALoopingGhostIsCarriedAcrossTheGhostsSeam) {
+  // The ghost loops the helix cut after 1.5 s: at each seam the driver carries it back 1.04 m.
+  // The follower goes with it (it follows the ghost's pose, and the ghost's jump is not
+  // motion), then makes up the difference in velocity within its limits.
+  OdeScene scene;
+  dBodyID ghost = dBodyCreate(scene.world);
+  KinematicDriver driver(scene.world);
+  BindOptions loop;
+  loop.at_end = TrackEnd::Loop;
+  driver.bind(ghost, sampled_track("tumble", k_h, 1.5, tumbling), loop);
+  dBodyID body = dynamic_box(scene, {0.3, 0.1, 0.2}, 1.5, tumbling(0));
+  SoftFollower follower(driver, body, ghost);
+  double before_seam = 0.0, later = 0.0;
+  for (int i = 0; i < 330; ++i) { // 2.75 s: one seam
+    driver.prestep(k_h);
+    scene.step(k_h);
+    const double off = norm(body_pose(body).p - body_pose(ghost).p);
+    if (driver.time() < 1.5 - 1e-9) {
+      before_seam = std::fmax(before_seam, off);
+    } else if (driver.time() > 2.0) {
+      later = std::fmax(later, off);
+    }
+  }
+  std::printf("  follower of a looping ghost: %.1e m off it before the seam, %.1e m from 0.5 s "
+              "after; %zu seam\n",
+              before_seam, later, follower.seams());
+  EXPECT_EQ(follower.seams(), 1u);
+  EXPECT_LT(before_seam, 1e-6);
+  EXPECT_LT(later, 1e-6);
+}
+
 TEST(SoftFollower, InvalidUseIsRefusedWithAMessage) {
   OdeScene scene;
   KinematicDriver driver(scene.world);
