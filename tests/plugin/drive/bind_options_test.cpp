@@ -180,6 +180,66 @@ TEST_F(BindOptionsTest, RandomOpenLoopsLandOnEveryPoseAndCrossEverySeamAtTheirOw
   std::printf("[ metric ] random open loops: 100 bindings, %d seams crossed, 0 teleports\n", seams);
 }
 
+TEST_F(BindOptionsTest, LoopsWithGapsAtTheirEndsAndStepsLongerThanALoopStayOnTheirPoses) {
+  // Real captures start and end with gaps (a marker not yet seen): the loop holds the first
+  // and last valid samples out to its ends, so the seam's jump is from the last valid pose to
+  // the first. Steps of a whole period or more cross seams too (counted, nothing carried).
+  // Whatever the step, the body lands on its target and never gets a non-finite velocity.
+  test::Random rnd(2711);
+  std::size_t seams = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    OdeScene world{0.0};
+    KinematicDriver d(world.world);
+    dBodyID b = dBodyCreate(world.world);
+    const Vec3 axis = rnd.unit_vector();
+    Track track("gappy");
+    const int n = 60, lead = static_cast<int>(rnd.uniform(0, 8)),
+              tail = static_cast<int>(rnd.uniform(0, 8));
+    for (int i = 0; i <= n; ++i) {
+      const double t = 0.01 * i;
+      if (i < lead || i > n - tail) {
+        track.append_gap(t);
+      } else {
+        track.append(t, {{0.5 * t, std::sin(4 * t), 1}, from_axis_angle(axis, 2 * t)});
+      }
+    }
+    BindOptions options;
+    options.at_end = TrackEnd::Loop;
+    options.time_offset = rnd.uniform(-1, 1);
+    options.playback_rate = rnd.uniform(0.5, 2);
+    options.max_linear_speed = options.max_angular_speed = 1e9; // every step is driven
+    const double h = trial % 4 == 0 ? rnd.uniform(0.6, 2.0) : rnd.uniform(0.002, 0.02);
+    const auto id = d.bind(b, track, options);
+    const auto cycle = [&](double t) {
+      return std::floor((options.time_offset + options.playback_rate * t) / 0.6);
+    };
+    std::size_t expected = 0;
+    double inside = 0.0, across = 0.0;
+    for (int step = 0; step < 200; ++step) {
+      const bool crossing = cycle(d.time() + h) != cycle(d.time());
+      expected += crossing ? 1 : 0;
+      d.prestep(h);
+      const double speed = norm(vec3_from_ode(dBodyGetLinearVel(b)));
+      if (step > 0) { // (the first step places the body)
+        (crossing ? across : inside) = std::fmax(crossing ? across : inside, speed);
+      }
+      ASSERT_TRUE(is_finite(vec3_from_ode(dBodyGetLinearVel(b)))) << trial << " " << step;
+      ASSERT_TRUE(is_finite(vec3_from_ode(dBodyGetAngularVel(b)))) << trial << " " << step;
+      world.step(h);
+      const Pose goal = d.target(id, d.time());
+      ASSERT_LE(norm(body_pose(b).p - goal.p), 1e-9) << trial << " " << step;
+      ASSERT_LE(angle_between(body_pose(b).q, goal.q), 1e-9) << trial << " " << step;
+    }
+    EXPECT_EQ(d.stats(id).seams, expected) << trial;
+    EXPECT_EQ(d.stats(id).teleports, 0u) << trial;
+    if (trial % 4 != 0) { // steps shorter than the loop: the seam's jump is not driven across
+      EXPECT_LE(across, 1.25 * inside) << trial << ": " << across << " against " << inside;
+    }
+    seams += expected;
+  }
+  EXPECT_GT(seams, 500u); // most trials cross many seams
+}
+
 TEST_F(BindOptionsTest, ReleaseHandsTheBodyBackWithItsLastVelocity) {
   dMass m;
   dMassSetSphereTotal(&m, 1.0, 0.1);
