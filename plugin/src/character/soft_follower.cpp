@@ -107,6 +107,7 @@ public:
         const Pose jump = seam_jump(track_->track, track_->timing.interp);
         if (to == from + 1.0 && !is_identity(jump)) {
           carry(body_, jump);
+          keep_velocity_off_capture(jump, time, h);
           note_carried(body_, body_);
           carry_joined(body_, jump); // what it holds by a joint goes with it
         }
@@ -287,6 +288,30 @@ private:
 
   /// Where the ghost will be after a step of h seconds: ODE moves it by its velocities (a
   /// kinematic body in finite rotation mode exactly so), then the offset.
+  /// After the carry across a seam: the body's velocities differ from the capture's at the
+  /// loop's start by what they differed from the capture's before the seam (turned by the
+  /// jump), rather than the end's motion turned, which a loop that is no rigid repeat does
+  /// not continue. Unobstructed, the body then leaves the seam on the capture.
+  void keep_velocity_off_capture(const Pose& jump, double time, double h) {
+    const Track& track = track_->track;
+    const BindOptions& timing = track_->timing;
+    const double span = timing.playback_rate * h; // track time of one step
+    const auto at = [&](double track_time) {
+      return compose(track.sample(track_time, timing.interp), timing.offset);
+    };
+    const Pose before = track_->at(time - h);
+    const Pose now = track_->at(time);
+    const Pose first = at(track.start_time());
+    const Pose second = at(track.start_time() + span);
+    const Vec3 dv = (second.p - first.p) / h - rotate(jump.q, (now.p - before.p) / h);
+    const Vec3 dw = angular_velocity(first.q, second.q, h) -
+                    rotate(jump.q, angular_velocity(before.q, now.q, h));
+    const Vec3 v = vec3_from_ode(dBodyGetLinearVel(body_)) + dv;
+    const Vec3 w = vec3_from_ode(dBodyGetAngularVel(body_)) + dw;
+    dBodySetLinearVel(body_, v.x, v.y, v.z);
+    dBodySetAngularVel(body_, w.x, w.y, w.z);
+  }
+
   Pose ghost_target(double h) const {
     const Pose g = body_pose(ghost_);
     const Pose next{g.p + h * vec3_from_ode(dBodyGetLinearVel(ghost_)),
