@@ -106,17 +106,13 @@ public:
         ++seams_;
         const Pose jump = seam_jump(track_->track, track_->timing.interp);
         if (to == from + 1.0 && !is_identity(jump)) {
-          carry(body_, jump);
+          carry_across(jump, body_);
           keep_velocity_off_capture(jump, time, h);
-          note_carried(body_, body_);
-          carry_joined(body_, jump); // what it holds by a joint goes with it
         }
       }
     } else if (Pose jump; !track_ && seam_jump_of(ghost_, jump)) {
       ++seams_; // the ghost was carried across its loop's seam: the follower goes with it
-      carry(body_, jump);
-      note_carried(body_, ghost_);
-      carry_joined(body_, jump);
+      carry_across(jump, ghost_);
     }
     flush_tiny_velocities();
     const Pose now = body_pose(body_);
@@ -288,6 +284,14 @@ private:
 
   /// Where the ghost will be after a step of h seconds: ODE moves it by its velocities (a
   /// kinematic body in finite rotation mode exactly so), then the offset.
+  /// Carries the body by a seam's jump (for `by`, the carrier the driver records), and with it
+  /// what it holds by a joint.
+  void carry_across(const Pose& jump, dBodyID by) {
+    carry(body_, jump);
+    note_carried(body_, by);
+    carry_joined(body_, jump);
+  }
+
   /// After the carry across a seam: the body's velocities differ from the capture's at the
   /// loop's start by what they differed from the capture's before the seam (turned by the
   /// jump), rather than the end's motion turned, which a loop that is no rigid repeat does

@@ -24,6 +24,14 @@ using test::OdeScene;
 constexpr double k_cmu_scale = 0.0254 / 0.45; // CMU units to metres
 constexpr double k_h = 1.0 / 240.0;
 
+/// A soft root strong enough to carry the CMU skeleton (3000 N, 600 N m).
+FollowSettings strong_soft_root() {
+  FollowSettings root;
+  root.max_force = 3000;
+  root.max_torque = 600;
+  return root;
+}
+
 Capture cmu_hop() {
   LoadOptions load;
   load.length_scale = k_cmu_scale;
@@ -86,10 +94,7 @@ KnockRun knock(Drive drive, const Knock& k = {}) {
     character.drive_kinematic(driver, puppet.timing);
   } else {
     if (drive == Drive::PuppetSoftRoot) {
-      FollowSettings root;
-      root.max_force = 3000;
-      root.max_torque = 600;
-      puppet.soft_root = root;
+      puppet.soft_root = strong_soft_root();
     }
     character.drive_soft(driver, puppet);
   }
@@ -206,10 +211,7 @@ SeamRun loop_seam(bool soft_root) {
   puppet.timing.time_offset = hips.end_time() - 0.5;
   puppet.timing.at_end = TrackEnd::Loop;
   if (soft_root) {
-    FollowSettings root;
-    root.max_force = 3000;
-    root.max_torque = 600;
-    puppet.soft_root = root;
+    puppet.soft_root = strong_soft_root();
   }
   character.drive_soft(driver, puppet);
   SeamRun r;
@@ -382,10 +384,7 @@ HoldRun hold_still(double seconds, double gravity_z) {
   dCreatePlane(scene.space, 0, 0, 1, lowest_point(held, character));
   KinematicDriver driver(scene.world);
   PuppetSettings puppet;
-  FollowSettings root;
-  root.max_force = 3000;
-  root.max_torque = 600;
-  puppet.soft_root = root;
+  puppet.soft_root = strong_soft_root();
   character.drive_soft(driver, puppet);
   HoldRun r;
   const auto& bones = character.bones();

@@ -34,6 +34,18 @@ Pose compose(const Pose& a, const Pose& b) {
   return {a.p + rotate(a.q, b.p), a.q * b.q};
 }
 
+/// A box of `sides` and `mass` welded (dJointTypeFixed) to `carrier` at `offset` in its frame.
+dBodyID welded_box(OdeScene& scene, dBodyID carrier, const Pose& offset, const Vec3& sides,
+                   double mass) {
+  const Pose at = compose(body_pose(carrier), offset);
+  dBodyID box = scene.box(sides, mass, at.p);
+  set_body_pose(box, at);
+  dJointID weld = dJointCreateFixed(scene.world, nullptr);
+  dJointAttach(weld, carrier, box);
+  dJointSetFixed(weld);
+  return box;
+}
+
 struct WeldRun {
   double rms_m = 0.0;
   double max_m = 0.0;
@@ -51,14 +63,8 @@ WeldRun welded_payload(const Track& track, double seconds, const NeighbourSettin
   driver.bind(carrier, track);
   driver.prestep(k_h); // places the carrier on its first pose
   driver.restart();
-  const Pose start = body_pose(carrier);
   const Pose offset{{0.15, 0.05, -0.1}, from_axis_angle(normalized(Vec3{1, 2, 3}), 0.7)};
-  const Pose at = compose(start, offset);
-  dBodyID payload = scene.box({0.12, 0.08, 0.05}, 0.5, at.p);
-  set_body_pose(payload, at);
-  dJointID weld = dJointCreateFixed(scene.world, nullptr);
-  dJointAttach(weld, carrier, payload);
-  dJointSetFixed(weld);
+  dBodyID payload = welded_box(scene, carrier, offset, {0.12, 0.08, 0.05}, 0.5);
   WeldRun r;
   double sum2 = 0.0;
   const int steps = static_cast<int>(seconds / k_h);
@@ -265,12 +271,7 @@ SeamGaps looped_assembly() {
     above = link;
   }
   const Pose weld_offset{{0, 0.15, 0}, from_axis_angle({1, 0, 0}, 0.4)};
-  const Pose at = compose(start, weld_offset);
-  dBodyID payload = scene.box({0.1, 0.06, 0.04}, 0.5, at.p);
-  set_body_pose(payload, at);
-  dJointID weld = dJointCreateFixed(scene.world, nullptr);
-  dJointAttach(weld, hand, payload);
-  dJointSetFixed(weld);
+  dBodyID payload = welded_box(scene, hand, weld_offset, {0.1, 0.06, 0.04}, 0.5);
   const Vec3 mid = 0.5 * (start.p + body_pose(other).p);
   dBodyID rope = scene.box({0.3, 0.02, 0.02}, 0.1, mid);
   dJointID rope_joints[2] = {dJointCreateBall(scene.world, nullptr),
