@@ -62,7 +62,7 @@ struct SweepStats {
   std::size_t corrected = 0; ///< hits whose normal speed after_step() completed (see SweepGuard)
   std::size_t pushed_out = 0; ///< struck boxes after_step() moved back out of a sphere's way
   /// Free bodies after_step() moved back out of a guarded static geom they hit and ended the
-  /// step deeper in than the tolerance (see SweepGuard).
+  /// step deeper in than the tolerance, or past its middle or through it (see SweepGuard).
   std::size_t moved_out = 0;
 };
 
@@ -97,7 +97,13 @@ struct SpeculativeContact {
 /// geom and still ended the step deeper in it than the tolerance (a thrown stick whose end
 /// struck swings its other end in along an arc no contact's row, linear in the step, holds) is
 /// moved out along the deepest contact's normal by after_step(), and that point's speed into
-/// the geom taken away (reversed by the surface's restitution): SweepStats::moved_out. A free
+/// the geom taken away (reversed by the surface's restitution): SweepStats::moved_out. One found
+/// past the middle of a thin sphere, capsule or box target, or whose origin went through it
+/// (a box or plank struck on a corner spins at hundreds of rad/s and can swing through a 1 cm
+/// wall within a step), is moved back along the hit's normal until its leading point is at the
+/// target's near side. A capsule's touch is the capsule's own (the point of its axis nearest
+/// the target at the first instant they meet), not that of the sphere along its axis that found
+/// it: normal and lever arm as the capsule's surface gives them. A free
 /// body is swept along the spin ODE will turn it with, which in gyroscopic mode (ODE's
 /// default) is not its spin now: ODE takes the gyroscopic term implicitly. The contacts of the
 /// last collide() are in contacts().

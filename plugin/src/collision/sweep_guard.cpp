@@ -3,6 +3,7 @@
 #include <odemocap/sweep_guard.hpp>
 
 #include "collision/chord_error.hpp"
+#include "collision/nearest.hpp"
 #include "collision/swept_box.hpp"
 #include "collision/swept_sphere.hpp"
 #include "collision/triangle_tree.hpp"
@@ -390,6 +391,7 @@ struct Pending {
   Vec3 ball;
   double ball_radius = 0.0;
   Vec3 ball_start; ///< the sphere's centre before the step (world)
+  Vec3 body_start; ///< body 2's origin before the step (world)
   /// Restitution of the contact made for the hit (SweepSettings::surface as on_contact left
   /// it); for a pair only watched, the settings' own.
   double bounce = 0.0;
@@ -623,13 +625,105 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
   return true;
 }
 
+/// Whether the segment a..b (world) enters a sphere, capsule or box geom (false for other
+/// classes).
+bool enters(dGeomID g, const Vec3& a, const Vec3& b) {
+  const int kind = dGeomGetClass(g);
+  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass) {
+    return false; // a plane or a trimesh: no pose to read (a plane's is not placeable)
+  }
+  const dReal* r = dGeomGetRotation(g);
+  const Vec3 c = vec3_from_ode(dGeomGetPosition(g));
+  // In the geom's frame: R^T (x - c), R's columns its axes.
+  const auto local = [&](const Vec3& x) {
+    const Vec3 d = x - c;
+    return Vec3{r[0] * d.x + r[4] * d.y + r[8] * d.z, r[1] * d.x + r[5] * d.y + r[9] * d.z,
+                r[2] * d.x + r[6] * d.y + r[10] * d.z};
+  };
+  const Vec3 la = local(a);
+  const Vec3 lb = local(b);
+  switch (kind) {
+  case dSphereClass: {
+    double along = 0.0;
+    Vec3 q;
+    return norm(detail::nearest_to_core({dSphereClass, 0.0, {}}, la, lb, along, q)) <=
+           dGeomSphereGetRadius(g);
+  }
+  case dCapsuleClass: {
+    dReal radius = 0;
+    dReal length = 0;
+    dGeomCapsuleGetParams(g, &radius, &length);
+    double along = 0.0;
+    Vec3 q;
+    const Vec3 p = detail::nearest_to_core({dCapsuleClass, 0.5 * length, {}}, la, lb, along, q);
+    return norm(p - q) <= radius;
+  }
+  case dBoxClass: {
+    dVector3 sides;
+    dGeomBoxGetLengths(g, sides);
+    // The slab test: the part of the segment within each pair of faces, intersected.
+    double lo = 0.0;
+    double hi = 1.0;
+    for (int i = 0; i < 3; ++i) {
+      const double from = (&la.x)[i];
+      const double d = (&lb.x)[i] - from;
+      const double half = 0.5 * sides[i];
+      if (d == 0.0) {
+        if (std::fabs(from) > half) {
+          return false;
+        }
+        continue;
+      }
+      const double t0 = (-half - from) / d;
+      const double t1 = (half - from) / d;
+      lo = std::max(lo, std::min(t0, t1));
+      hi = std::min(hi, std::max(t0, t1));
+    }
+    return lo <= hi;
+  }
+  default: return false;
+  }
+}
+
+/// The point of a sphere, capsule or box geom that reaches farthest along the unit direction n
+/// (world); nullopt for other classes.
+std::optional<Vec3> farthest_along(dGeomID g, const Vec3& n) {
+  const int kind = dGeomGetClass(g);
+  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass) {
+    return std::nullopt;
+  }
+  const Vec3 c = vec3_from_ode(dGeomGetPosition(g));
+  const dReal* r = dGeomGetRotation(g);
+  const auto axis = [&](int i) { return Vec3{r[i], r[4 + i], r[8 + i]}; };
+  const auto toward = [&](const Vec3& a, double half) {
+    return (dot(a, n) >= 0.0 ? half : -half) * a;
+  };
+  switch (kind) {
+  case dSphereClass: return c + dGeomSphereGetRadius(g) * n;
+  case dCapsuleClass: {
+    dReal radius = 0;
+    dReal length = 0;
+    dGeomCapsuleGetParams(g, &radius, &length);
+    return c + toward(axis(2), 0.5 * length) + radius * n;
+  }
+  case dBoxClass: {
+    dVector3 sides;
+    dGeomBoxGetLengths(g, sides);
+    return c + toward(axis(0), 0.5 * sides[0]) + toward(axis(1), 0.5 * sides[1]) +
+           toward(axis(2), 0.5 * sides[2]);
+  }
+  default: return std::nullopt;
+  }
+}
+
 /// After the step, a free body whose swept geom hit a guarded static geom and ended the step
 /// deeper in it than the tolerance, on the side the hit came from: a thrown stick whose end
 /// struck swings its other end further in than the contacts' rows, linear in the step, hold,
 /// and ODE's error reduction would throw it back out over the coming steps. The body is moved
 /// out along the deepest contact's normal, and that point's speed into the geom taken away
 /// (or reversed by the hit's contact's restitution), as the hit within the step would have done.
-/// False when nothing was moved.
+/// A body found past the middle of a thin target, or all the way through it, is moved back to
+/// the side the hit came from instead. False when nothing was moved.
 bool move_out_of_static(const Pending& p, double tolerance) {
   if (p.body1 != nullptr || p.target == nullptr || p.swept == nullptr || !moves_freely(p.body2) ||
       dGeomGetClass(p.swept) == dSphereClass) {
@@ -647,13 +741,34 @@ bool move_out_of_static(const Pending& p, double tolerance) {
       deepest = c;
     }
   }
-  if (deepest == nullptr || !(deepest->depth > tolerance)) {
+  Vec3 normal;
+  double depth = 0.0;
+  Vec3 point; // of the geom, deepest in the target, where it will be
+  if (deepest != nullptr) {
+    normal = vec3_from_ode(deepest->normal);
+    depth = deepest->depth;
+    point = vec3_from_ode(deepest->pos) + depth * normal;
+  } else if (n > 0 || enters(p.target, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2)))) {
+    // Every contact on the far side, or none and the body's origin went through the target:
+    // the geom went more than half way or all the way through a thin target within the step
+    // (a box or plank struck on a corner spins at 200-700 rad/s and can swing through a 1 cm
+    // wall). Back along the hit's normal until its leading point is at the target's near side:
+    // the two are then apart along that normal. Sphere, capsule and box targets.
+    const Vec3 into = p.normal1;
+    const std::optional<Vec3> lead = farthest_along(p.swept, into);
+    const std::optional<Vec3> near_side = farthest_along(p.target, -1.0 * into);
+    if (!lead || !near_side) {
+      return false;
+    }
+    normal = -1.0 * into;
+    depth = dot(*lead - *near_side, into);
+    point = *lead + depth * normal;
+  }
+  if (!(depth > tolerance)) {
     return false;
   }
-  const Vec3 normal = vec3_from_ode(deepest->normal);
-  const Vec3 moved = vec3_from_ode(dBodyGetPosition(p.body2)) + deepest->depth * normal;
+  const Vec3 moved = vec3_from_ode(dBodyGetPosition(p.body2)) + depth * normal;
   dBodySetPosition(p.body2, moved.x, moved.y, moved.z);
-  const Vec3 point = vec3_from_ode(deepest->pos) + deepest->depth * normal;
   const double into = dot(normal, point_velocity(p.body2, point));
   if (into < 0.0) {
     const double k = inverse_mass_along(p.body2, point, normal);
@@ -1152,6 +1267,8 @@ struct SweepGuard::Pair {
     return {distance, reach, norm(w) * h, norm(target.spin) * h, relative_travel};
   }
   Hit hit_of(const Touch& touch) const;
+  /// Tells a capsule's first touch again by the capsule itself (see the definition).
+  void touch_by_axis(const Swept& g, Touch& touch) const;
 };
 
 Hit SweepGuard::Pair::hit_of(const Touch& touch) const {
@@ -1181,9 +1298,84 @@ Hit SweepGuard::Pair::hit_of(const Touch& touch) const {
   pending.ball = touch.body_point;
   pending.ball_radius = touch.radius;
   pending.ball_start = start.p + rotate(start.q, pending.ball);
+  pending.body_start = start.p;
   pending.target_start = target.pose;
   pending.swept = touch.swept;
   return out;
+}
+
+// A capsule is swept as spheres along its axis, and the first of them to touch finds the
+// touch; but the normal and lever arm of that sphere's touch lean from the capsule's by as much
+// as the sphere sits off the axis's point nearest the target, up to half the spheres' spacing
+// (sqrt(2 r tolerance), 11 mm for a 3 cm capsule) over the sum of the radii: a bat struck a ball
+// 10 cm from its pivot 10% too slowly and sent it up to 13 degrees off its normal. So the touch
+// is told again by the capsule: the point of its axis nearest the target's core, found at the
+// first instant (on the same chords, searched back from the sphere's touch) at which the
+// capsule's surface reaches the target's, becomes the touching sphere (its normal the line
+// between the two nearest points). For sphere, capsule and box targets (the nearest points of
+// two convex sets); plane and trimesh targets keep the sphere's touch.
+void SweepGuard::Pair::touch_by_axis(const Swept& g, Touch& touch) const {
+  if (target.kind != dSphereClass && target.kind != dCapsuleClass && target.kind != dBoxClass) {
+    return;
+  }
+  FirstTouch& f = touch.first;
+  const double reach = g.radius + (target.kind == dBoxClass ? 0.0 : target.radius);
+  const detail::Core core{target.kind, target.half_length, target.half};
+  const int k0 = std::clamp(static_cast<int>(f.s * k_steps), 0, k_steps - 1);
+  const Vec3 a0 = local(k0, g.front);
+  const Vec3 a1 = local(k0 + 1, g.front);
+  const Vec3 b0 = local(k0, g.back);
+  const Vec3 b1 = local(k0 + 1, g.back);
+  // The nearest points at fraction u of sub-step k0 (the segment's ends on their chords), and
+  // how far they are apart beyond the reach: above zero while the two are apart. Where several
+  // are nearest (a stick landing flat), the one nearest the sphere that touched.
+  const Vec3 axis = g.back - g.front;
+  double along = std::clamp(dot(touch.body_point - g.front, axis) / dot(axis, axis), 0.0, 1.0);
+  Vec3 p;
+  Vec3 q;
+  const auto apart_at = [&](double u) {
+    p = detail::nearest_to_core(core, a0 + u * (a1 - a0), b0 + u * (b1 - b0), along, q);
+    return norm(p - q) - reach;
+  };
+  // The first instant the capsule reaches the target lies between the sub-step's start (if
+  // apart then; else it touched within the spheres' cover before it, and the sphere's instant
+  // stands) and the sphere's touch: regula falsi, Illinois' variant, on that bracket.
+  double hi = std::clamp(f.s * k_steps - k0, 0.0, 1.0);
+  double f_hi = apart_at(hi);
+  double lo = 0.0;
+  double f_lo = apart_at(lo);
+  if (f_lo > 0.0 && f_hi <= 0.0) {
+    int side = 0;
+    for (int i = 0; i < 60 && hi - lo > 1e-12; ++i) {
+      const double u = std::clamp((lo * f_hi - hi * f_lo) / (f_hi - f_lo), lo, hi);
+      const double f_u = apart_at(u);
+      if (f_u > 0.0) {
+        lo = u;
+        f_lo = f_u;
+        f_hi *= side == -1 ? 0.5 : 1.0;
+        side = -1;
+      } else {
+        hi = u;
+        f_hi = f_u;
+        f_lo *= side == 1 ? 0.5 : 1.0;
+        side = 1;
+        if (f_u > -1e-12) {
+          break;
+        }
+      }
+    }
+  }
+  if (!(apart_at(hi) + reach > 0.0)) {
+    return; // the axis inside the core: the sphere's touch stands
+  }
+  const Vec3 normal = (p - q) * (1.0 / norm(p - q));
+  touch.body_point = g.front + along * (g.back - g.front);
+  f.s = (k0 + hi) / k_steps;
+  f.hit.t = hi;
+  f.hit.normal = normal;
+  f.hit.point = q + (target.kind == dBoxClass ? 0.0 : target.radius) * normal;
+  f.start = local(0, touch.body_point);
+  f.at_hit = p;
 }
 
 void SweepGuard::set_frames(Pair& pair, int k_steps) {
@@ -1367,7 +1559,11 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
       return;
     }
   }
-  add_contact(pair, touch_of(first_ball));
+  Touch touch = touch_of(first_ball);
+  if (g.count > 1) {
+    pair.touch_by_axis(g, touch);
+  }
+  add_contact(pair, touch);
   // A free body that the contact turns (a thrown stick whose end strikes) swings its other
   // end along an arc no single contact's row, linear in the step, holds back, and so does a
   // target the contact turns into the capsule: each end of a capsule that reaches the target

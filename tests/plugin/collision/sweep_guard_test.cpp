@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -114,6 +115,7 @@ struct Ball {
   int moving_since = -1; // the step it first moved in
   double speed = 0;      // at the end of the step after that one: the impact's outcome
   double expected = 0;   // what the analytic estimate says it should be then
+  Vec3 velocity;         // then
   Vec3 normal;           // the bat's normal when the step after the first began
   double along = 0;      // the ball's distance along the bat then
 };
@@ -125,6 +127,10 @@ struct StrikeRun {
   int inner = 0;             // struck more than 6 cm from the bat's tip
   int inner_within_10_percent = 0;
   double worst_speed_error = 0; // relative, among those hit
+  /// Restitution 1: the rebound against the instant elastic hit's, |v - v_exact| / |v_exact|,
+  /// and the largest angle between the two (rad).
+  double worst_rebound_error = 0;
+  double worst_rebound_angle = 0;
   std::size_t speculative = 0;
   std::vector<Vec3> final_positions;
 };
@@ -182,6 +188,7 @@ StrikeRun strike(bool guarded, double bounce, double lift = 0.0, int count = 100
         // along the bat's normal after the step that completed the impact, against the normal
         // speed of the bat where the ball touched it when that step began.
         b.speed = bounce > 0 ? norm(v) : dot(v, b.normal);
+        b.velocity = v;
         b.expected = (bounce > 0 ? (1 + bounce) * b.axial : b.along) * k_spin;
       }
     }
@@ -198,6 +205,22 @@ StrikeRun strike(bool guarded, double bounce, double lift = 0.0, int count = 100
     const double error = std::fabs(b.speed - b.expected) / b.expected;
     r.worst_speed_error = std::fmax(r.worst_speed_error, error);
     r.within_10_percent += error <= 0.10 ? 1 : 0;
+    if (bounce > 0) {
+      // The bat's side (its axis `reach` from the ball's centre) first touches the resting
+      // ball when the axis is asin(reach / rho) behind the centre's direction, at a = sqrt(rho^2
+      // - reach^2) along it; the ball leaves along the side's normal then at (1 + e) w a.
+      const Vec3 c = b.start - Vec3{0, 0, k_bat_z};
+      const double rho = std::hypot(c.x, c.y);
+      const double at = std::atan2(c.y, c.x) - std::asin(reach / rho);
+      const Vec3 exact = ((1 + bounce) * k_spin * std::sqrt(rho * rho - reach * reach)) *
+                         Vec3{-std::sin(at), std::cos(at), 0};
+      r.worst_rebound_error =
+          std::fmax(r.worst_rebound_error, norm(b.velocity - exact) / norm(exact));
+      r.worst_rebound_angle =
+          std::fmax(r.worst_rebound_angle,
+                    std::acos(std::clamp(dot(b.velocity, exact) / (norm(b.velocity) * norm(exact)),
+                                         -1.0, 1.0)));
+    }
     if (b.axial < k_bat - k_bat_r - 0.06) {
       ++r.inner;
       r.inner_within_10_percent += error <= 0.10 ? 1 : 0;
@@ -217,7 +240,16 @@ TEST(SweepGuard, ABatSwungAt30RadPerSecondHitsEveryBallOnItsPath) {
                 100 * on.worst_speed_error, on.speculative);
     EXPECT_EQ(on.hit, on.balls);
     if (bounce > 0) {
+      // Against the instant elastic hit: the bat's side, not the sphere of it that touched
+      // first (the capsule is swept as spheres along its axis, 2.2 cm apart): by that sphere's
+      // normal a ball 10 cm from the pivot left 10-11% too slowly and up to 12 degrees off.
+      std::printf("  restitution 1: rebound off the instant elastic hit's by %.2f%% at worst, "
+                  "%.2f degrees (unguarded: %.0f%%)\n",
+                  100 * on.worst_rebound_error, on.worst_rebound_angle / k_pi * 180,
+                  100 * off.worst_rebound_error);
       EXPECT_EQ(on.within_10_percent, on.balls);
+      EXPECT_LT(on.worst_rebound_error, 0.02);
+      EXPECT_LT(on.worst_rebound_angle / k_pi * 180, 1.0);
     } else {
       // Without restitution a ball struck near the tip slides off its end during the impact.
       std::printf("  restitution 0: %d of the %d balls struck more than 6 cm from the tip within "
@@ -225,7 +257,7 @@ TEST(SweepGuard, ABatSwungAt30RadPerSecondHitsEveryBallOnItsPath) {
                   on.inner_within_10_percent, on.inner);
       EXPECT_EQ(on.inner_within_10_percent, on.inner);
     }
-    EXPECT_LT(off.hit, off.balls * 7 / 10); // unguarded, over 30% are missed
+    EXPECT_LT(off.hit, off.balls * 8 / 10); // unguarded, 30-47% are missed (over 20% on any seed)
   }
 }
 
