@@ -368,6 +368,10 @@ PairRun run_pair(const Pair& p, Kind kind, bool ours, bool quick, Random poses) 
 }
 
 TEST(QuatJointRandomBodies, TheLockPullsBackAsOdesFixedJoint) {
+  // dWorldQuickStep's first step against dWorldStep's, pooled over the angles: the cases where
+  // either joint is off by more than 1e-6, those where the lock is off by more, and the sums.
+  int differing = 0, lock_worse = 0;
+  double sum_ours = 0.0, sum_ode = 0.0;
   for (double degrees : k_angles_deg) {
     Random random(static_cast<unsigned>(500 + degrees));
     double rate_gap = 0.0, path_gap = 0.0, quick_ours = 0.0, quick_ode = 0.0;
@@ -383,12 +387,18 @@ TEST(QuatJointRandomBodies, TheLockPullsBackAsOdesFixedJoint) {
       // dWorldQuickStep iterates towards that solve from rows in its own order: each joint's
       // first step against dWorldStep's.
       const Vec3 exact = ode.first_w;
-      quick_ours =
-          std::fmax(quick_ours,
-                    norm(run_pair(p, Kind::Lock, true, true, poses).first_w - exact) / norm(exact));
-      quick_ode =
-          std::fmax(quick_ode, norm(run_pair(p, Kind::Lock, false, true, poses).first_w - exact) /
-                                   norm(exact));
+      const double off_ours =
+          norm(run_pair(p, Kind::Lock, true, true, poses).first_w - exact) / norm(exact);
+      const double off_ode =
+          norm(run_pair(p, Kind::Lock, false, true, poses).first_w - exact) / norm(exact);
+      quick_ours = std::fmax(quick_ours, off_ours);
+      quick_ode = std::fmax(quick_ode, off_ode);
+      sum_ours += off_ours;
+      sum_ode += off_ode;
+      if (std::fmax(off_ours, off_ode) > 1e-6) {
+        ++differing;
+        lock_worse += off_ours > off_ode ? 1 : 0;
+      }
     }
     std::printf("[ metric ] QuatLockJoint against dJointTypeFixed, dWorldStep, from %g deg, %d "
                 "random bodies, orders and axes: first-step rate within %.2g (relative), both "
@@ -397,8 +407,20 @@ TEST(QuatJointRandomBodies, TheLockPullsBackAsOdesFixedJoint) {
                 degrees, k_seeds, rate_gap, path_gap * k_deg, quick_ours, quick_ode);
     EXPECT_LE(rate_gap, 1e-9) << degrees;
     EXPECT_LE(path_gap * k_deg, 1e-6) << degrees;
-    EXPECT_LE(quick_ours, 1.25 * quick_ode + 1e-3) << degrees;
   }
+  // The same constraint in other rows (a ball joint and a motor against one joint of six): the
+  // iterations differ case by case, either joint ahead in about half of them, and the worst of
+  // 100 is one badly conditioned pair (a seed-to-seed ratio of 0.6 to 1.8 between the two
+  // joints' worst). So what is asked is that the lock is not behind as a rule: behind in at
+  // most 65% of the cases that differ (40-58% on ten seeds; 3 standard deviations above a coin
+  // toss) and off by at most 1.5 times as much in sum (0.47-1.15 on those seeds).
+  std::printf("[ metric ] dWorldQuickStep's first step, all angles: %d cases off dWorldStep's by "
+              "more than 1e-6, the lock further off in %d; sum of the lock's errors %.3g, "
+              "dJointTypeFixed's %.3g\n",
+              differing, lock_worse, sum_ours, sum_ode);
+  EXPECT_GT(differing, 50);
+  EXPECT_LE(lock_worse, 0.65 * differing);
+  EXPECT_LE(sum_ours, 1.5 * sum_ode);
 }
 
 TEST(QuatJointRandomBodies, TheHingeSolvesOdesHingeRowsWithTheFixedJointsBound) {

@@ -89,7 +89,10 @@ TEST(QuatConstraint, JacobianRowsMatchFiniteDifferencesOfG) {
   }
   std::printf("[ metric ] %d rows, largest |dg/dt - G.(w2 - w1)| = %.2e\n", checked, worst);
   EXPECT_GT(checked, 3000);
-  EXPECT_LT(worst, 1e-8);
+  // The difference quotient's own error (e^2 / 6 times g's third derivative, which grows as the
+  // error rotation nears a half turn) reaches 3e-9 to 1.1e-8 over ten seeds; a wrong row is
+  // off by the rate itself (SmallAngleJacobianIsWrongFarFromTheSolution).
+  EXPECT_LT(worst, 5e-8);
 }
 
 TEST(QuatConstraint, SmallAngleJacobianIsWrongFarFromTheSolution) {
