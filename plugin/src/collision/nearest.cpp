@@ -13,18 +13,19 @@ Vec3 nearest_on_segment(const Vec3& a, const Vec3& b, const Vec3& p, double& alo
   return a + along * d;
 }
 
-Vec3 nearest_to_core(const Core& t, const Vec3& a, const Vec3& b, double& along, Vec3& core) {
+Vec3 nearest_to_core(const Core& core, const Vec3& a, const Vec3& b, double& along,
+                     Vec3& core_point) {
   const Vec3 d = b - a;
   const double hint = std::clamp(along, 0.0, 1.0);
-  if (t.kind == dSphereClass) {
-    core = {};
+  if (core.kind == dSphereClass) {
+    core_point = {};
     return nearest_on_segment(a, b, {}, along);
   }
-  if (t.kind == dCapsuleClass) {
+  if (core.kind == dCapsuleClass) {
     // Two segments, a + u d and the axis c + v e from c = (0, 0, -l) to (0, 0, l): Ericson,
     // Real-Time Collision Detection, 5.1.9.
-    const Vec3 c{0.0, 0.0, -t.half_length};
-    const Vec3 e{0.0, 0.0, 2.0 * t.half_length};
+    const Vec3 c{0.0, 0.0, -core.half_length};
+    const Vec3 e{0.0, 0.0, 2.0 * core.half_length};
     const Vec3 r = a - c;
     const double dd = dot(d, d);
     const double ee = dot(e, e);
@@ -53,12 +54,12 @@ Vec3 nearest_to_core(const Core& t, const Vec3& a, const Vec3& b, double& along,
       }
     }
     along = u;
-    core = c + v * e;
+    core_point = c + v * e;
     return a + u * d;
   }
   // A box: the squared distance from a + u d to the box is convex and, between the instants
   // the segment crosses the faces' planes, a quadratic in u: the least of each piece's least.
-  const Vec3 h = t.half;
+  const Vec3 h = core.half;
   std::array<double, 8> breaks{};
   int count = 0;
   breaks[static_cast<std::size_t>(count++)] = 0.0;
@@ -109,7 +110,7 @@ Vec3 nearest_to_core(const Core& t, const Vec3& a, const Vec3& b, double& along,
     }
   }
   const Vec3 p = a + along * d;
-  core = {std::clamp(p.x, -h.x, h.x), std::clamp(p.y, -h.y, h.y), std::clamp(p.z, -h.z, h.z)};
+  core_point = {std::clamp(p.x, -h.x, h.x), std::clamp(p.y, -h.y, h.y), std::clamp(p.z, -h.z, h.z)};
   return p;
 }
 

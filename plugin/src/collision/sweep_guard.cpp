@@ -625,95 +625,44 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
   return true;
 }
 
-/// Whether the segment a..b (world) enters a sphere, capsule or box geom (false for other
-/// classes).
-bool enters(dGeomID g, const Vec3& a, const Vec3& b) {
-  const int kind = dGeomGetClass(g);
-  if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass) {
-    return false; // a plane or a trimesh: no pose to read (a plane's is not placeable)
-  }
-  const dReal* r = dGeomGetRotation(g);
-  const Vec3 c = vec3_from_ode(dGeomGetPosition(g));
-  // In the geom's frame: R^T (x - c), R's columns its axes.
-  const auto local = [&](const Vec3& x) {
-    const Vec3 d = x - c;
-    return Vec3{r[0] * d.x + r[4] * d.y + r[8] * d.z, r[1] * d.x + r[5] * d.y + r[9] * d.z,
-                r[2] * d.x + r[6] * d.y + r[10] * d.z};
-  };
-  const Vec3 la = local(a);
-  const Vec3 lb = local(b);
-  switch (kind) {
-  case dSphereClass: {
-    double along = 0.0;
-    Vec3 q;
-    return norm(detail::nearest_to_core({dSphereClass, 0.0, {}}, la, lb, along, q)) <=
-           dGeomSphereGetRadius(g);
-  }
-  case dCapsuleClass: {
-    dReal radius = 0;
-    dReal length = 0;
-    dGeomCapsuleGetParams(g, &radius, &length);
-    double along = 0.0;
-    Vec3 q;
-    const Vec3 p = detail::nearest_to_core({dCapsuleClass, 0.5 * length, {}}, la, lb, along, q);
-    return norm(p - q) <= radius;
-  }
-  case dBoxClass: {
-    dVector3 sides;
-    dGeomBoxGetLengths(g, sides);
-    // The slab test: the part of the segment within each pair of faces, intersected.
-    double lo = 0.0;
-    double hi = 1.0;
-    for (int i = 0; i < 3; ++i) {
-      const double from = (&la.x)[i];
-      const double d = (&lb.x)[i] - from;
-      const double half = 0.5 * sides[i];
-      if (d == 0.0) {
-        if (std::fabs(from) > half) {
-          return false;
-        }
-        continue;
-      }
-      const double t0 = (-half - from) / d;
-      const double t1 = (half - from) / d;
-      lo = std::max(lo, std::min(t0, t1));
-      hi = std::min(hi, std::max(t0, t1));
-    }
-    return lo <= hi;
-  }
-  default: return false;
-  }
+/// A sphere, capsule or box target's core (the shape less its radius).
+detail::Core core_of(const Target& t) {
+  return {t.kind, t.half_length, t.half};
 }
 
-/// The point of a sphere, capsule or box geom that reaches farthest along the unit direction n
-/// (world); nullopt for other classes.
-std::optional<Vec3> farthest_along(dGeomID g, const Vec3& n) {
-  const int kind = dGeomGetClass(g);
+/// A sphere, capsule or box geom's shape and pose (no motion); false for other classes.
+bool solid_of(dGeomID geom, Target& t) {
+  const int kind = dGeomGetClass(geom);
   if (kind != dSphereClass && kind != dCapsuleClass && kind != dBoxClass) {
-    return std::nullopt;
+    return false; // a plane's pose is not placeable, a trimesh has no core
   }
-  const Vec3 c = vec3_from_ode(dGeomGetPosition(g));
-  const dReal* r = dGeomGetRotation(g);
-  const auto axis = [&](int i) { return Vec3{r[i], r[4 + i], r[8 + i]}; };
-  const auto toward = [&](const Vec3& a, double half) {
-    return (dot(a, n) >= 0.0 ? half : -half) * a;
-  };
-  switch (kind) {
-  case dSphereClass: return c + dGeomSphereGetRadius(g) * n;
-  case dCapsuleClass: {
-    dReal radius = 0;
-    dReal length = 0;
-    dGeomCapsuleGetParams(g, &radius, &length);
-    return c + toward(axis(2), 0.5 * length) + radius * n;
-  }
-  case dBoxClass: {
-    dVector3 sides;
-    dGeomBoxGetLengths(g, sides);
-    return c + toward(axis(0), 0.5 * sides[0]) + toward(axis(1), 0.5 * sides[1]) +
-           toward(axis(2), 0.5 * sides[2]);
-  }
-  default: return std::nullopt;
-  }
+  locate_target(geom, t);
+  dQuaternion q;
+  dGeomGetQuaternion(geom, q);
+  t.pose.q = quat_from_ode(q);
+  return true;
+}
+
+/// Whether the segment a..b (world) enters a solid: its nearest points and the solid's core are
+/// no farther apart than the solid's radius.
+bool enters(const Target& t, const Vec3& a, const Vec3& b) {
+  const Quat to_local = conj(t.pose.q);
+  double along = 0.0;
+  Vec3 core;
+  const Vec3 p = detail::nearest_to_core(core_of(t), rotate(to_local, a - t.pose.p),
+                                         rotate(to_local, b - t.pose.p), along, core);
+  return norm(p - core) <= t.radius;
+}
+
+/// The point of a solid that reaches farthest along the unit direction n (world).
+Vec3 farthest_along(const Target& t, const Vec3& n) {
+  const Vec3 m = rotate(conj(t.pose.q), n);
+  const auto toward = [](double along, double half) { return along >= 0.0 ? half : -half; };
+  const Vec3 corner = t.kind == dBoxClass       ? Vec3{toward(m.x, t.half.x), toward(m.y, t.half.y),
+                                                 toward(m.z, t.half.z)}
+                      : t.kind == dCapsuleClass ? Vec3{0.0, 0.0, toward(m.z, t.half_length)}
+                                                : Vec3{};
+  return t.pose.p + rotate(t.pose.q, corner) + t.radius * n;
 }
 
 /// After the step, a free body whose swept geom hit a guarded static geom and ended the step
@@ -748,21 +697,19 @@ bool move_out_of_static(const Pending& p, double tolerance) {
     normal = vec3_from_ode(deepest->normal);
     depth = deepest->depth;
     point = vec3_from_ode(deepest->pos) + depth * normal;
-  } else if (n > 0 || enters(p.target, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2)))) {
+  } else if (Target swept, target;
+             solid_of(p.swept, swept) && solid_of(p.target, target) &&
+             (n > 0 || enters(target, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2))))) {
     // Every contact on the far side, or none and the body's origin went through the target:
     // the geom went more than half way or all the way through a thin target within the step
     // (a box or plank struck on a corner spins at 200-700 rad/s and can swing through a 1 cm
     // wall). Back along the hit's normal until its leading point is at the target's near side:
     // the two are then apart along that normal. Sphere, capsule and box targets.
     const Vec3 into = p.normal1;
-    const std::optional<Vec3> lead = farthest_along(p.swept, into);
-    const std::optional<Vec3> near_side = farthest_along(p.target, -1.0 * into);
-    if (!lead || !near_side) {
-      return false;
-    }
+    const Vec3 lead = farthest_along(swept, into);
     normal = -1.0 * into;
-    depth = dot(*lead - *near_side, into);
-    point = *lead + depth * normal;
+    depth = dot(lead - farthest_along(target, normal), into);
+    point = lead + depth * normal;
   }
   if (!(depth > tolerance)) {
     return false;
@@ -1320,7 +1267,7 @@ void SweepGuard::Pair::touch_by_axis(const Swept& g, Touch& touch) const {
   }
   FirstTouch& f = touch.first;
   const double reach = g.radius + (target.kind == dBoxClass ? 0.0 : target.radius);
-  const detail::Core core{target.kind, target.half_length, target.half};
+  const detail::Core core = core_of(target);
   const int k0 = std::clamp(static_cast<int>(f.s * k_steps), 0, k_steps - 1);
   const Vec3 a0 = local(k0, g.front);
   const Vec3 a1 = local(k0 + 1, g.front);

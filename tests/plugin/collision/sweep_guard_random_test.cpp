@@ -856,7 +856,7 @@ TEST(SweepGuardRandomScenes, AGlancingHitWithoutRestitutionGivesTheBallTheHandsN
               cases, worst, 100 * unguarded_worst, 100 * reference_sum / cases,
               100 * reference_worst);
   // The guard's contact makes the instant hit: the ball leaves with the hand's normal speed at
-  // the first touch, nothing more. The reference gives it 14-19% more at worst: at h / 64 the
+  // the first touch, nothing more. The reference is off it by 16-20% at worst: at h / 64 the
   // hand still sinks up to 8 mm into the ball per sub-step, and error reduction pushes it out
   // along a normal that turns as the hand slides past. It was the oracle here until other
   // seeds put the guard 16% off it while the guard sat on the instant hit to 1e-14. Before
