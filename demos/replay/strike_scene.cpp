@@ -134,7 +134,6 @@ void StrikeScene::step() {
     }
     if (ball.moving_since < 0 && norm(v) > 0.5) {
       ball.moving_since = static_cast<int>(steps_);
-    } else if (ball.moving_since == steps_ - 1) {
       ball.launch_speed = norm(v);
     }
   }

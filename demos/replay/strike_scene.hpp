@@ -54,7 +54,10 @@ private:
     dBodyID body;
     Vec3 start;
     double radius_from_wrist; ///< m
-    double launch_speed = -1; ///< m/s, the step after it first moved; -1 not yet
+    /// m/s, at the end of the step it first moved in (-1: not yet). ODE gives a hit with
+    /// restitution its whole rebound in that step; a ball that flies into a neighbour on its
+    /// tee in the next (the balls collide) would be measured after that collision instead.
+    double launch_speed = -1;
     int moving_since = -1;
   };
   static void near_callback(void* data, dGeomID a, dGeomID b);

@@ -204,6 +204,10 @@ TEST(ReplayStrike, WithTheGuardEveryBallIsStruckWithoutItManyAreNot) {
   EXPECT_EQ(on.at("balls_struck"), on.at("balls"));
   EXPECT_GT(on.at("launch_ratio_min").get<double>(), 0.9);
   EXPECT_LT(off.at("balls_struck").get<int>(), off.at("balls").get<int>() / 2);
+  // Unguarded, the bat passes through balls without touching them: they are not counted as
+  // hit (they were, at the speed they settled on their tees at, before the first step).
+  EXPECT_LT(off.at("balls_hit").get<int>(), off.at("balls").get<int>());
+  EXPECT_GT(off.at("launch_ratio_min").get<double>(), 0.5);
   EXPECT_EQ(off.at("speculative_contacts"), 0);
   EXPECT_NE(r.out.find("guard on"), std::string::npos);
   fs::remove_all(dir);

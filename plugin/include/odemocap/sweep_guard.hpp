@@ -60,7 +60,10 @@ struct SweepStats {
   std::size_t teleported = 0;
   std::size_t refused = 0;   ///< speculative contacts SweepSettings::on_contact refused
   std::size_t corrected = 0; ///< hits whose normal speed after_step() completed (see SweepGuard)
-  std::size_t pushed_out = 0; ///< struck boxes after_step() moved back out of a sphere's way
+  /// Struck targets after_step() moved out of the way: a box back out of a sphere's path it had
+  /// turned across, or a free target that a captured body (one that keeps to its capture)
+  /// ended the step through, ahead of it along the hit's normal (see SweepGuard).
+  std::size_t pushed_out = 0;
   /// Free bodies after_step() moved back out of a guarded static geom they hit and ended the
   /// step deeper in than the tolerance, or past its middle or through it (see SweepGuard).
   std::size_t moved_out = 0;
@@ -101,12 +104,16 @@ struct SpeculativeContact {
 /// past the middle of a thin sphere, capsule or box target, or whose origin went through it
 /// (a box or plank struck on a corner spins at hundreds of rad/s and can swing through a 1 cm
 /// wall within a step), is moved back along the hit's normal until its leading point is at the
-/// target's near side. A capsule's touch is the capsule's own (the point of its axis nearest
-/// the target at the first instant they meet), not that of the sphere along its axis that found
-/// it: normal and lever arm as the capsule's surface gives them. A free
-/// body is swept along the spin ODE will turn it with, which in gyroscopic mode (ODE's
-/// default) is not its spin now: ODE takes the gyroscopic term implicitly. The contacts of the
-/// last collide() are in contacts().
+/// target's near side. Likewise a free target struck by a body that keeps to its capture (a
+/// plate struck off its middle spins at hundreds of rad/s and swings its face into the rest of
+/// a captured hand within the step) and found with that body's geom past its middle, or with
+/// the body's origin gone through it, is moved ahead of the geom along the hit's normal, its
+/// speed there brought up to the geom's. A capsule's touch is the capsule's own (the point of its
+/// axis nearest the target at the first instant they meet), not that of the sphere along its axis
+/// that found it: normal and lever arm as the capsule's surface gives them. A free body is swept
+/// along the spin ODE will turn it with, which in gyroscopic mode (ODE's default) is not its spin
+/// now: ODE takes the gyroscopic term implicitly. The contacts of the last collide() are in
+/// contacts().
 class SweepGuard {
 public:
   /// Throws PluginError for a null world, space or contact group, or invalid settings.

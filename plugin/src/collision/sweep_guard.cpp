@@ -643,14 +643,14 @@ bool solid_of(dGeomID geom, Target& t) {
   return true;
 }
 
-/// Whether the segment a..b (world) enters a solid: its nearest points and the solid's core are
-/// no farther apart than the solid's radius.
-bool enters(const Target& t, const Vec3& a, const Vec3& b) {
-  const Quat to_local = conj(t.pose.q);
+/// Whether a point that was at `from` (world) when the solid had the pose `then`, and is at `to`
+/// now, went into it on the way, seen from the solid: the segment between the two in its frame
+/// comes within its radius of its core.
+bool went_into(const Target& t, const Pose& then, const Vec3& from, const Vec3& to) {
   double along = 0.0;
   Vec3 core;
-  const Vec3 p = detail::nearest_to_core(core_of(t), rotate(to_local, a - t.pose.p),
-                                         rotate(to_local, b - t.pose.p), along, core);
+  const Vec3 p = detail::nearest_to_core(core_of(t), rotate(conj(then.q), from - then.p),
+                                         rotate(conj(t.pose.q), to - t.pose.p), along, core);
   return norm(p - core) <= t.radius;
 }
 
@@ -663,6 +663,49 @@ Vec3 farthest_along(const Target& t, const Vec3& n) {
                       : t.kind == dCapsuleClass ? Vec3{0.0, 0.0, toward(m.z, t.half_length)}
                                                 : Vec3{};
   return t.pose.p + rotate(t.pose.q, corner) + t.radius * n;
+}
+
+/// After the step, a free target struck by a body that does not move freely (a captured hand,
+/// which keeps to its capture) and found with that body's geom past its middle (every contact
+/// ODE finds between them on the target's far side), or with the body's origin gone through it: a
+/// plate struck off its middle spins at hundreds of rad/s, turns its face into the rest of the hand
+/// within the step, and the hand ends the step through it. The target is moved ahead along the
+/// hit's normal until its near side is at the geom's leading point, and its speed at that point
+/// along the normal brought up to the geom's. False when nothing was moved.
+bool move_target_ahead(const Pending& p) {
+  if (p.body1 == nullptr || !moves_freely(p.body1) || moves_freely(p.body2) ||
+      p.target == nullptr || p.swept == nullptr) {
+    return false;
+  }
+  Target swept;
+  Target target;
+  if (!solid_of(p.swept, swept) || !solid_of(p.target, target)) {
+    return false;
+  }
+  // The hit's normal, turned with the target since.
+  const Vec3 into = direction_to_world(p.body1, p.normal1);
+  std::array<dContactGeom, 8> found{};
+  const int n = dCollide(p.swept, p.target, static_cast<int>(found.size()), found.data(),
+                         sizeof(dContactGeom));
+  const bool on_its_side = std::any_of(found.data(), found.data() + n, [&](const dContactGeom& c) {
+    return dot(vec3_from_ode(c.normal), into) < -0.5;
+  });
+  if (!(n > 0 && !on_its_side) &&
+      !went_into(target, p.target_start, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2)))) {
+    return false; // apart, or touching on the side it hit
+  }
+  const Vec3 lead = farthest_along(swept, into);
+  const double ahead = dot(lead - farthest_along(target, -1.0 * into), into);
+  if (!(ahead > 0.0)) {
+    return false;
+  }
+  const Vec3 moved = vec3_from_ode(dBodyGetPosition(p.body1)) + ahead * into;
+  dBodySetPosition(p.body1, moved.x, moved.y, moved.z);
+  const double behind = dot(into, point_velocity(p.body2, lead) - point_velocity(p.body1, lead));
+  if (behind > 0.0) {
+    apply_impulse(p.body1, lead, (behind / inverse_mass_along(p.body1, lead, into)) * into);
+  }
+  return true;
 }
 
 /// After the step, a free body whose swept geom hit a guarded static geom and ended the step
@@ -697,9 +740,9 @@ bool move_out_of_static(const Pending& p, double tolerance) {
     normal = vec3_from_ode(deepest->normal);
     depth = deepest->depth;
     point = vec3_from_ode(deepest->pos) + depth * normal;
-  } else if (Target swept, target;
-             solid_of(p.swept, swept) && solid_of(p.target, target) &&
-             (n > 0 || enters(target, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2))))) {
+  } else if (Target swept, target; solid_of(p.swept, swept) && solid_of(p.target, target) &&
+                                   (n > 0 || went_into(target, target.pose, p.body_start,
+                                                       vec3_from_ode(dBodyGetPosition(p.body2))))) {
     // Every contact on the far side, or none and the body's origin went through the target:
     // the geom went more than half way or all the way through a thin target within the step
     // (a box or plank struck on a corner spins at 200-700 rad/s and can swing through a 1 cm
@@ -926,6 +969,14 @@ void SweepGuard::after_step() {
   }
   for (const Pending& p : x.pending) {
     stats_.pushed_out += push_out_of_the_way(p, settings_.tolerance) ? 1 : 0;
+  }
+  for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
+    const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
+      return q.swept == p->swept && q.target == p->target;
+    });
+    if (!seen) {
+      stats_.pushed_out += move_target_ahead(*p) ? 1 : 0;
+    }
   }
   for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
     const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
