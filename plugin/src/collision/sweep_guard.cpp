@@ -970,19 +970,14 @@ void SweepGuard::after_step() {
   for (const Pending& p : x.pending) {
     stats_.pushed_out += push_out_of_the_way(p, settings_.tolerance) ? 1 : 0;
   }
+  // Once per pair: a free target a captured body ended the step through, a free body that
+  // ended it deep in or through a guarded static geom.
   for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
     const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
       return q.swept == p->swept && q.target == p->target;
     });
     if (!seen) {
       stats_.pushed_out += move_target_ahead(*p) ? 1 : 0;
-    }
-  }
-  for (auto p = x.pending.begin(); p != x.pending.end(); ++p) {
-    const bool seen = std::any_of(x.pending.begin(), p, [&](const Pending& q) {
-      return q.swept == p->swept && q.target == p->target;
-    });
-    if (!seen) {
       stats_.moved_out += move_out_of_static(*p, settings_.tolerance) ? 1 : 0;
     }
   }
