@@ -9,9 +9,9 @@ namespace odemocap::detail {
 
 PuppetCore::PuppetCore(KinematicDriver& driver, const Character& character,
                        const PuppetSettings& settings,
-                       std::vector<std::shared_ptr<const Track>> tracks)
-    : Controller(driver), character_(character), tracks_(std::move(tracks)),
-      timing_(settings.timing), max_joint_speed_(settings.max_joint_speed) {
+                       const std::vector<std::shared_ptr<const Track>>& tracks)
+    : Controller(driver), character_(character), tracks_(tracks), timing_(settings.timing),
+      max_joint_speed_(settings.max_joint_speed) {
   const auto& bones = character.bones();
   root_of_.resize(bones.size());
   for (std::size_t i = 0; i < bones.size(); ++i) {

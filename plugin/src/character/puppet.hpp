@@ -22,9 +22,10 @@ namespace odemocap::detail {
 class PuppetCore final : public Controller {
 public:
   /// Creates the joints between the bones of `character` (placed on their start poses);
-  /// `tracks` are the bones' tracks, which settings.timing plays.
+  /// `tracks` are the bones' tracks, which settings.timing plays, held by the character (which
+  /// outlives its puppet).
   PuppetCore(KinematicDriver& driver, const Character& character, const PuppetSettings& settings,
-             std::vector<std::shared_ptr<const Track>> tracks);
+             const std::vector<std::shared_ptr<const Track>>& tracks);
   ~PuppetCore() override;
 
   void update(double time, double h) override;
@@ -49,7 +50,7 @@ private:
   void carry_across_seams(double time, double h);
 
   const Character& character_;
-  std::vector<std::shared_ptr<const Track>> tracks_; ///< by bone
+  const std::vector<std::shared_ptr<const Track>>& tracks_; ///< by bone, the character's
   BindOptions timing_;
   std::vector<std::size_t> root_of_; ///< by bone: its root bone (itself for a root)
   double max_joint_speed_;

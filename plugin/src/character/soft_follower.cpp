@@ -282,8 +282,6 @@ private:
     return false;
   }
 
-  /// Where the ghost will be after a step of h seconds: ODE moves it by its velocities (a
-  /// kinematic body in finite rotation mode exactly so), then the offset.
   /// Carries the body by a seam's jump (for `by`, the carrier the driver records), and with it
   /// what it holds by a joint.
   void carry_across(const Pose& jump, dBodyID by) {
@@ -316,6 +314,8 @@ private:
     dBodySetAngularVel(body_, w.x, w.y, w.z);
   }
 
+  /// Where the ghost will be after a step of h seconds: ODE moves it by its velocities (a
+  /// kinematic body in finite rotation mode exactly so), then the offset.
   Pose ghost_target(double h) const {
     const Pose g = body_pose(ghost_);
     const Pose next{g.p + h * vec3_from_ode(dBodyGetLinearVel(ghost_)),

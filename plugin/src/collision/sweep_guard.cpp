@@ -665,6 +665,14 @@ Vec3 farthest_along(const Target& t, const Vec3& n) {
   return t.pose.p + rotate(t.pose.q, corner) + t.radius * n;
 }
 
+/// How far solid `a` reaches past the near side of solid `b` along the unit direction n (a's
+/// leading point, `lead`, against b's point farthest back): how far one of them must move
+/// along n for the two to be apart along it.
+double reach_past(const Target& a, const Target& b, const Vec3& n, Vec3& lead) {
+  lead = farthest_along(a, n);
+  return dot(lead - farthest_along(b, -1.0 * n), n);
+}
+
 /// After the step, a free target struck by a body that does not move freely (a captured hand,
 /// which keeps to its capture) and found with that body's geom past its middle (every contact
 /// ODE finds between them on the target's far side), or with the body's origin gone through it: a
@@ -694,8 +702,8 @@ bool move_target_ahead(const Pending& p) {
       !went_into(target, p.target_start, p.body_start, vec3_from_ode(dBodyGetPosition(p.body2)))) {
     return false; // apart, or touching on the side it hit
   }
-  const Vec3 lead = farthest_along(swept, into);
-  const double ahead = dot(lead - farthest_along(target, -1.0 * into), into);
+  Vec3 lead;
+  const double ahead = reach_past(swept, target, into, lead);
   if (!(ahead > 0.0)) {
     return false;
   }
@@ -749,9 +757,9 @@ bool move_out_of_static(const Pending& p, double tolerance) {
     // wall). Back along the hit's normal until its leading point is at the target's near side:
     // the two are then apart along that normal. Sphere, capsule and box targets.
     const Vec3 into = p.normal1;
-    const Vec3 lead = farthest_along(swept, into);
+    Vec3 lead;
+    depth = reach_past(swept, target, into, lead);
     normal = -1.0 * into;
-    depth = dot(lead - farthest_along(target, normal), into);
     point = lead + depth * normal;
   }
   if (!(depth > tolerance)) {
