@@ -125,6 +125,9 @@ void StrikeScene::step() {
   }
   dWorldQuickStep(world_, h_);
   dJointGroupEmpty(contacts_);
+  if (guard_) {
+    guard_->after_step(); // the step's hits completed before the balls are read
+  }
   step_time_sum_us_ +=
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   for (Ball& ball : balls_) {

@@ -18,11 +18,15 @@ namespace odemocap::test {
 
 class SweepScene {
 public:
-  explicit SweepScene(double mu = 0.5, double bounce = 0.0) {
+  /// `simple_space`: a dSimpleSpace (every pair tested) instead of a dHashSpace. Debian's
+  /// libode 0.16 hash space misses some overlapping pairs (a 5 cm ball 3 cm deep in a 52 x 60
+  /// cm plate, found with the two geoms alone in a space): a reference that must see every
+  /// contact uses a simple space.
+  explicit SweepScene(double mu = 0.5, double bounce = 0.0, bool simple_space = false) {
     dInitODE2(0);
     dRandSetSeed(1);
     world = dWorldCreate();
-    space = dHashSpaceCreate(nullptr);
+    space = simple_space ? dSimpleSpaceCreate(nullptr) : dHashSpaceCreate(nullptr);
     contacts = dJointGroupCreate(0);
     surface.mode = dContactApprox1 | (bounce > 0.0 ? dContactBounce : 0);
     surface.mu = mu;
@@ -71,15 +75,17 @@ public:
     return body;
   }
 
-  /// Discrete collision, then the guard (if any), then one dWorldStep of h.
-  void step(double h, SweepGuard* guard = nullptr) {
+  /// Discrete collision, then the guard (if any), then one dWorldStep of h, then the guard's
+  /// after_step() (unless `after_step` is false: the loop before the twenty-fourth session's
+  /// README, which left it to the next collide()).
+  void step(double h, SweepGuard* guard = nullptr, bool after_step = true) {
     dSpaceCollide(space, this, &near);
     if (guard != nullptr) {
       guard->collide(h);
     }
     dWorldStep(world, h);
     dJointGroupEmpty(contacts);
-    if (guard != nullptr) {
+    if (guard != nullptr && after_step) {
       guard->after_step();
     }
   }

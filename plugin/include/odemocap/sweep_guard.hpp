@@ -67,6 +67,9 @@ struct SweepStats {
   /// Free bodies after_step() moved back out of a guarded static geom they hit and ended the
   /// step deeper in than the tolerance, or past its middle or through it (see SweepGuard).
   std::size_t moved_out = 0;
+  /// collide() calls that found the step before them not completed: after_step() was not called
+  /// after that world step, so collide() did it, after the poses had been read and collided.
+  std::size_t completed_late = 0;
 };
 
 /// A contact the guard added in the last collide(), for drawing, logging or counting.
@@ -85,7 +88,8 @@ struct SpeculativeContact {
 /// which the driver sets). Their sphere, capsule and box geoms are swept against the sphere,
 /// capsule and box geoms of dynamic bodies in the space whose collision bits allow the pair, that
 /// are not touching now and not joined to the guarded body by another joint. Call collide(h) after
-/// KinematicDriver::prestep(h) and before the world step. Never destroys what it did not create.
+/// KinematicDriver::prestep(h) and before the world step, and after_step() right after the world
+/// step, before anything reads or collides the poses. Never destroys what it did not create.
 /// A body whose swept spheres (radius r) each move less than 2 sqrt(2 r tolerance) in a step is
 /// not swept: discrete collision at either end of the step misses nothing deeper than the
 /// tolerance (a box: the tolerance). Static geoms can be guarded too (guard_static): the sphere,
@@ -146,8 +150,13 @@ public:
   /// and for a guarded trimesh given new data with a vertex that is not finite.
   int collide(double h);
 
-  /// Completes the last step's hits (see above); call it after the world step so that the
-  /// velocities read then are complete. collide() calls it first if it was not called.
+  /// Completes the last step's hits (see above): call it right after the world step (the
+  /// contact group emptied or not), before the poses are read or collided. Until then a struck
+  /// target may be short of the hit's normal speed, or behind the body that struck it: hands
+  /// thrown at free plates ended a step behind them in 39 of 300 random cases when this was
+  /// left to the next collide(), in none when called. collide() calls it first if it was not called
+  /// (SweepStats::completed_late), by which time your near callback has collided the poses it
+  /// then changes.
   void after_step();
 
   const SweepStats& stats() const { return stats_; }
@@ -190,6 +199,7 @@ private:
   std::unique_ptr<Scratch> scratch_; ///< reused each step: no allocation once warm
   SweepStats stats_;
   int added_ = 0;
+  bool stepping_ = false; ///< collide() ran and after_step() has not since
 };
 
 } // namespace odemocap

@@ -931,6 +931,7 @@ void SweepGuard::unguard_static(dGeomID geom) {
 }
 
 void SweepGuard::after_step() {
+  stepping_ = false;
   Scratch& x = *scratch_;
   // The hits that pushed, as impulse rows: a few Gauss-Seidel sweeps with impulses kept >= 0,
   // so that a hit held at both ends of its path across a plate is completed as a push, not
@@ -1018,6 +1019,7 @@ int SweepGuard::collide(double h) {
     throw PluginError("SweepGuard::collide: h must be finite and positive, got " +
                       detail::describe(h));
   }
+  stats_.completed_late += stepping_ ? 1 : 0;
   after_step();
   check_teleports();
   ++stats_.steps;
@@ -1035,6 +1037,7 @@ int SweepGuard::collide(double h) {
     x.expected.push_back(vec3_from_ode(dBodyGetPosition(body)) +
                          h * vec3_from_ode(dBodyGetLinearVel(body)));
   }
+  stepping_ = true;
   return added_;
 }
 

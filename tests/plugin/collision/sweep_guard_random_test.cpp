@@ -186,6 +186,165 @@ TEST(SweepGuardRandomScenes, APlateSwungIntoACapsuleHandsOtherEndIsMovedAheadOfI
   EXPECT_FALSE(hand_passes_plate(c, 0.0, false, k_substeps, Hand::Capsule, turn));
 }
 
+// ---- Plates of any size, thickness and mass, hands of any size, at any incidence ----------
+
+/// Drawn more widely than plate_case(), as a program of someone else's would: plates 20-60 cm
+/// on a side, 5-25 mm thick, 0.05-5 kg; a ball, box or capsule hand of 1.5-6.5 cm at 15-100
+/// m/s and 0-70 degrees from the plate's normal, aimed within half the plate's half extents of
+/// its middle; friction 0 (three cases in ten) or up to 1, restitution 0 (half) or up to 0.5.
+struct WidePlate {
+  Vec3 half; ///< the plate's half extents; its local z is its normal
+  Quat plate;
+  double mass = 0;
+  double radius = 0; ///< the hand's size
+  Hand shape = Hand::Ball;
+  Quat turn; ///< the box and capsule hands' orientation
+  Vec3 velocity;
+  Vec3 start;
+  double mu = 0;
+  double bounce = 0;
+};
+
+WidePlate wide_plate(Random& random, int i) {
+  WidePlate c;
+  c.half = {random.uniform(0.1, 0.3), random.uniform(0.1, 0.3), random.uniform(0.0025, 0.0125)};
+  c.plate = random.rotation();
+  c.mass = 0.05 * std::exp(random.uniform(0.0, std::log(100.0)));
+  c.radius = random.uniform(0.015, 0.065);
+  c.shape = i % 3 == 0 ? Hand::Ball : i % 3 == 1 ? Hand::Box : Hand::Capsule;
+  c.turn = random.rotation();
+  const double incidence = random.uniform(0.0, 70.0) * k_pi / 180.0;
+  const Vec3 n = rotate(c.plate, Vec3{0, 0, 1});
+  const Vec3 direction =
+      -std::cos(incidence) * n + std::sin(incidence) * random.perpendicular_unit(n);
+  c.velocity = random.uniform(15.0, 100.0) * direction;
+  const Vec3 aim = rotate(c.plate, Vec3{random.uniform(-0.5, 0.5) * c.half.x,
+                                        random.uniform(-0.5, 0.5) * c.half.y, 0.0});
+  c.start = aim - (3.5 * k_h) * c.velocity - (3.0 * c.radius + 2.0 * c.half.z) * direction;
+  c.mu = random.uniform(0.0, 1.0) < 0.3 ? 0.0 : random.uniform(0.0, 1.0);
+  c.bounce = random.uniform(0.0, 1.0) < 0.5 ? 0.0 : random.uniform(0.0, 0.5);
+  return c;
+}
+
+/// True when the hand's centre ends a step behind the plate: on the other side of its
+/// mid-plane from where the step began and within its outline, having crossed the mid-plane
+/// within the outline on its path through the step. Within a step the plate is taken to move
+/// on a line and turn at one constant rate from its pose before to its pose after (the shorter
+/// arc: ODE's first-order update turns a free body by 2 atan(|w| h / 2), less than a half turn,
+/// per step), the hand on a line. The chord between the two poses in the plate's frame, which
+/// turns, is no path: a plate spinning three radians in a step carries its rim round a hand
+/// that passes it by, and that chord then crosses the plate's middle (PassWatch counts those;
+/// in each such case the hand stays clear of the plate all step).
+class BehindWatch {
+public:
+  explicit BehindWatch(const Vec3& half) : half_(half) {}
+  void observe(dBodyID hand, dBodyID plate) {
+    const Pose now{position_of(plate), orientation_of(plate)};
+    const Vec3 centre = position_of(hand);
+    if (seen_ && !behind_) {
+      behind_ = ends_behind(centre, now);
+    }
+    plate_ = now;
+    centre_ = centre;
+    seen_ = true;
+  }
+  bool behind() const { return behind_; }
+
+private:
+  bool within(const Vec3& local) const {
+    return std::fabs(local.x) <= half_.x && std::fabs(local.y) <= half_.y;
+  }
+  bool ends_behind(const Vec3& centre, const Pose& plate) const {
+    const Vec3 end = rotate(conj(plate.q), centre - plate.p);
+    const double start = rotate(conj(plate_.q), centre_ - plate_.p).z;
+    if ((start > 0.0) == (end.z > 0.0) || !within(end)) {
+      return false;
+    }
+    Quat turn = plate.q * conj(plate_.q);
+    turn = turn.w < 0.0 ? -1.0 * turn : turn;
+    const Vec3 rotation = to_rotation_vector(turn);
+    constexpr int k_samples = 1024;
+    Vec3 previous;
+    bool crossed_within = false; // the last crossing's
+    for (int k = 0; k <= k_samples; ++k) {
+      const double s = static_cast<double>(k) / k_samples;
+      const Quat q = from_rotation_vector(s * rotation) * plate_.q;
+      const Vec3 local =
+          rotate(conj(q), centre_ + s * (centre - centre_) - (plate_.p + s * (plate.p - plate_.p)));
+      if (k > 0 && (local.z > 0.0) != (previous.z > 0.0)) {
+        crossed_within =
+            within(previous + (previous.z / (previous.z - local.z)) * (local - previous));
+      }
+      previous = local;
+    }
+    return crossed_within;
+  }
+
+  Vec3 half_;
+  Pose plate_;
+  Vec3 centre_;
+  bool seen_ = false;
+  bool behind_ = false;
+};
+
+enum class PlateRun { Guarded, GuardedWithoutAfterStep, Unguarded, Reference };
+
+/// Runs a wide plate case for 12 steps; true when the hand ends a step behind the plate.
+bool hand_ends_behind_plate(const WidePlate& c, PlateRun run) {
+  SweepScene scene(c.mu, c.bounce, true);
+  dBodyID plate =
+      scene.dynamic(dCreateBox(scene.space, 2 * c.half.x, 2 * c.half.y, 2 * c.half.z), c.mass);
+  set_pose(plate, {0, 0, 0}, c.plate);
+  const double r = c.radius;
+  dBodyID hand =
+      scene.kinematic(c.shape == Hand::Box       ? dCreateBox(scene.space, 2 * r, 1.4 * r, 2.6 * r)
+                      : c.shape == Hand::Capsule ? dCreateCapsule(scene.space, r, 3 * r)
+                                                 : dCreateSphere(scene.space, r));
+  set_pose(hand, c.start, c.shape == Hand::Ball ? Quat{} : c.turn);
+  set_velocity(hand, c.velocity);
+  SweepSettings settings;
+  settings.surface = scene.surface;
+  SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
+  guard.guard(hand);
+  const bool guarded = run == PlateRun::Guarded || run == PlateRun::GuardedWithoutAfterStep;
+  const int substeps = run == PlateRun::Reference ? k_substeps : 1;
+  BehindWatch watch(c.half);
+  watch.observe(hand, plate);
+  for (int i = 0; i < 12 * substeps; ++i) {
+    scene.step(k_h / substeps, guarded ? &guard : nullptr, run == PlateRun::Guarded);
+    watch.observe(hand, plate);
+  }
+  return watch.behind();
+}
+
+TEST(SweepGuardRandomScenes, AHandEndsNoStepBehindAFreePlateOfAnySizeMassOrIncidence) {
+  Random random(2411);
+  const int cases = 300;
+  int guarded = 0, late = 0, unguarded = 0, reference = 0;
+  for (int i = 0; i < cases; ++i) {
+    const WidePlate c = wide_plate(random, i);
+    guarded += hand_ends_behind_plate(c, PlateRun::Guarded) ? 1 : 0;
+    late += hand_ends_behind_plate(c, PlateRun::GuardedWithoutAfterStep) ? 1 : 0;
+    unguarded += hand_ends_behind_plate(c, PlateRun::Unguarded) ? 1 : 0;
+    reference += hand_ends_behind_plate(c, PlateRun::Reference) ? 1 : 0;
+  }
+  std::printf("[ metric ] hands of 1.5-6.5 cm at 15-100 m/s, 0-70 deg, plates 20-60 cm, 5-25 mm, "
+              "0.05-5 kg: ends a step behind the plate in %d of %d guarded, %d with after_step() "
+              "left to the next collide(), %d unguarded, %d in the 64x reference\n",
+              guarded, cases, late, unguarded, reference);
+  EXPECT_EQ(reference, 0);
+  // ODEMOCAP_SEED_SHIFT 1-40 (12000 cases): 8 ended a step behind, never two on one seed, each
+  // a plate struck off its middle that spins at 180-545 rad/s and so turns 1.5-2.3 rad in one
+  // step (a narrow plate about its long axis, mostly with restitution): its face crosses the
+  // hand within that step, which no contact linear in the step holds back.
+  EXPECT_LE(guarded, 1);
+  // The loop plugin/README.md showed until the twenty-fourth session: after_step() left to the
+  // next collide(), so a struck plate is completed and moved ahead of the hand only after the
+  // poses of the step were read (and after the near callback collided them): 24-39 of 300.
+  EXPECT_GT(late, cases / 20);
+  EXPECT_GT(unguarded, cases / 2);
+}
+
 // ---- A thrown stick: moving and spinning at once ------------------------------------------
 
 constexpr double k_stick_half = 0.3; // m
@@ -1331,6 +1490,26 @@ TEST(SweepGuard, ADriverTeleportOfAGuardedBodyIsCounted) {
   // The guard sees a jump from its second step on (it compares with where the step before took
   // the body).
   EXPECT_EQ(guard.stats().teleported + 1, driver.stats(id).teleports);
+}
+
+TEST(SweepGuard, AStepNotCompletedAfterTheWorldStepIsCounted) {
+  SweepScene scene;
+  dBodyID hand = scene.kinematic(dCreateSphere(scene.space, 0.04));
+  set_velocity(hand, {30, 0, 0});
+  SweepGuard guard(scene.world, scene.space, scene.contacts);
+  guard.guard(hand);
+  for (int i = 0; i < 4; ++i) {
+    scene.step(k_h, &guard);
+  }
+  EXPECT_EQ(guard.stats().completed_late, 0u);
+  for (int i = 0; i < 4; ++i) {
+    scene.step(k_h, &guard, false); // after_step() left to the next collide()
+  }
+  EXPECT_EQ(guard.stats().completed_late, 3u); // the fourth is still open
+  scene.step(k_h, &guard);
+  EXPECT_EQ(guard.stats().completed_late, 4u);
+  scene.step(k_h, &guard);
+  EXPECT_EQ(guard.stats().completed_late, 4u);
 }
 
 } // namespace
