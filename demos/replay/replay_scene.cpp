@@ -138,7 +138,7 @@ ReplayScene::ReplayScene(const Capture& capture, const SceneOptions& options) : 
   dWorldSetQuickStepNumIterations(world_, 60);
   dWorldSetContactSurfaceLayer(world_, 0.001);
   // Sweep and prune, not a hash space: Debian's ODE 0.16 hash space never reports some
-  // touching pairs (1.35% of random touching sphere-box pairs; plugin/README.md).
+  // touching pairs (about one in a hundred random touching pairs; plugin/README.md).
   space_ = dSweepAndPruneSpaceCreate(nullptr, dSAP_AXES_XYZ);
   contacts_ = dJointGroupCreate(0);
   driver_ = std::make_unique<KinematicDriver>(world_);
