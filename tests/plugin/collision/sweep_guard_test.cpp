@@ -50,7 +50,7 @@ public:
     return s;
   }
 
-  /// Collision, the guard (if any), the step.
+  /// Collision, the guard (if any), the step, the guard's after_step(): plugin/README.md's loop.
   void step(SweepGuard* guard) {
     dSpaceCollide(space, this, &near);
     if (guard != nullptr) {
@@ -58,6 +58,9 @@ public:
     }
     dWorldStep(world, k_h);
     dJointGroupEmpty(contacts);
+    if (guard != nullptr) {
+      guard->after_step();
+    }
   }
 
   dBodyID striker = nullptr;
