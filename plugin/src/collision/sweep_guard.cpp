@@ -198,15 +198,20 @@ bool locate_target(dGeomID geom, Target& t, const detail::TriangleTree* mesh = n
   }
 }
 
+/// A placeable geom's orientation (world).
+Quat geom_orientation(dGeomID geom) {
+  dQuaternion q;
+  dGeomGetQuaternion(geom, q);
+  return quat_from_ode(q);
+}
+
 /// The rest, for a target that passed the cull: its orientation and the spin of the frame the
 /// sweep runs in.
 void orient_target(dGeomID geom, double h, Target& t) {
   if (t.kind == dPlaneClass) {
     return; // oriented by locate_target()
   }
-  dQuaternion q;
-  dGeomGetQuaternion(geom, q);
-  t.pose.q = quat_from_ode(q);
+  t.pose.q = geom_orientation(geom);
   const dBodyID body = dGeomGetBody(geom);
   // A sphere is the same shape in any frame moving with its centre: that frame need not turn.
   t.spin = body != nullptr && t.kind != dSphereClass ? step_spin(body, h) : Vec3{};
@@ -637,9 +642,7 @@ bool solid_of(dGeomID geom, Target& t) {
     return false; // a plane's pose is not placeable, a trimesh has no core
   }
   locate_target(geom, t);
-  dQuaternion q;
-  dGeomGetQuaternion(geom, q);
-  t.pose.q = quat_from_ode(q);
+  t.pose.q = geom_orientation(geom);
   return true;
 }
 
@@ -801,9 +804,7 @@ StaticMesh StaticMesh::read(dGeomID geom) {
   m.triangles = dGeomTriMeshGetTriangleCount(geom);
   // ODE gives the vertices in the world, placed by the geom's pose now: taken back into its
   // frame, they hold wherever the geom is put later.
-  dQuaternion q;
-  dGeomGetQuaternion(geom, q);
-  const Quat to_frame = conj(quat_from_ode(q));
+  const Quat to_frame = conj(geom_orientation(geom));
   const Vec3 origin = vec3_from_ode(dGeomGetPosition(geom));
   std::vector<detail::Triangle> triangles(static_cast<std::size_t>(std::max(m.triangles, 0)));
   for (int i = 0; i < m.triangles; ++i) {

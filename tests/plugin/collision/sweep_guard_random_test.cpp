@@ -102,30 +102,53 @@ const char* name_of(Hand hand) {
   return hand == Hand::Ball ? "ball" : hand == Hand::Box ? "box" : "capsule";
 }
 
+/// A free box plate at the origin and a kinematic hand of one geom thrown at it, with a guard
+/// of the hand that each step uses or not.
+class PlateRig {
+public:
+  PlateRig(double mu, double bounce, bool simple_space, const Vec3& half, const Quat& turn,
+           double mass)
+      : scene(mu, bounce, simple_space) {
+    plate = scene.dynamic(dCreateBox(scene.space, 2 * half.x, 2 * half.y, 2 * half.z), mass);
+    set_pose(plate, {0, 0, 0}, turn);
+  }
+  /// The hand: `geom` (of scene.space) on a kinematic body at `start`, turned `turn`, moving at v.
+  void throw_hand(dGeomID geom, const Vec3& start, const Quat& turn, const Vec3& v) {
+    hand = scene.kinematic(geom);
+    set_pose(hand, start, turn);
+    set_velocity(hand, v);
+    SweepSettings settings;
+    settings.surface = scene.surface;
+    guard = std::make_unique<SweepGuard>(scene.world, scene.space, scene.contacts, settings);
+    guard->guard(hand);
+  }
+  void step(double h, bool guarded, bool after_step = true) {
+    scene.step(h, guarded ? guard.get() : nullptr, after_step);
+  }
+
+  SweepScene scene;
+  dBodyID plate = nullptr;
+  dBodyID hand = nullptr;
+  std::unique_ptr<SweepGuard> guard;
+};
+
 /// Runs a plate case for 12 steps: guarded, or without a guard at `substeps` per step. The hand
 /// is a sphere of the case's radius r, a box of half extents r, 0.6 r, 1.5 r, or a capsule of
 /// radius r and length 4 r between its ends' centres, the last two turned by `turn`.
 bool hand_passes_plate(const PlateCase& c, double mu, bool guarded, int substeps, Hand shape,
                        const Quat& turn) {
-  SweepScene scene(mu);
-  dBodyID plate = scene.dynamic(
-      dCreateBox(scene.space, 2 * k_plate_half, 2 * k_plate_half, k_plate_thickness), c.mass);
-  set_pose(plate, {0, 0, 0}, c.plate);
-  dBodyID hand = scene.kinematic(
-      shape == Hand::Box       ? dCreateBox(scene.space, 2 * c.radius, 1.2 * c.radius, 3 * c.radius)
-      : shape == Hand::Capsule ? dCreateCapsule(scene.space, c.radius, 4 * c.radius)
-                               : dCreateSphere(scene.space, c.radius));
-  set_pose(hand, c.start, shape == Hand::Ball ? Quat{} : turn);
-  set_velocity(hand, c.velocity);
-  SweepSettings settings;
-  settings.surface = scene.surface;
-  SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
-  guard.guard(hand);
+  PlateRig rig(mu, 0.0, false, {k_plate_half, k_plate_half, 0.5 * k_plate_thickness}, c.plate,
+               c.mass);
+  const dSpaceID space = rig.scene.space;
+  rig.throw_hand(shape == Hand::Box ? dCreateBox(space, 2 * c.radius, 1.2 * c.radius, 3 * c.radius)
+                 : shape == Hand::Capsule ? dCreateCapsule(space, c.radius, 4 * c.radius)
+                                          : dCreateSphere(space, c.radius),
+                 c.start, shape == Hand::Ball ? Quat{} : turn, c.velocity);
   PassWatch watch;
-  watch.observe(hand, plate);
+  watch.observe(rig.hand, rig.plate);
   for (int i = 0; i < 12 * substeps; ++i) {
-    scene.step(k_h / substeps, guarded ? &guard : nullptr);
-    watch.observe(hand, plate);
+    rig.step(k_h / substeps, guarded);
+    watch.observe(rig.hand, rig.plate);
   }
   return watch.passed();
 }
@@ -291,28 +314,20 @@ enum class PlateRun { Guarded, GuardedWithoutAfterStep, Unguarded, Reference };
 
 /// Runs a wide plate case for 12 steps; true when the hand ends a step behind the plate.
 bool hand_ends_behind_plate(const WidePlate& c, PlateRun run) {
-  SweepScene scene(c.mu, c.bounce, true);
-  dBodyID plate =
-      scene.dynamic(dCreateBox(scene.space, 2 * c.half.x, 2 * c.half.y, 2 * c.half.z), c.mass);
-  set_pose(plate, {0, 0, 0}, c.plate);
+  PlateRig rig(c.mu, c.bounce, true, c.half, c.plate, c.mass);
+  const dSpaceID space = rig.scene.space;
   const double r = c.radius;
-  dBodyID hand =
-      scene.kinematic(c.shape == Hand::Box       ? dCreateBox(scene.space, 2 * r, 1.4 * r, 2.6 * r)
-                      : c.shape == Hand::Capsule ? dCreateCapsule(scene.space, r, 3 * r)
-                                                 : dCreateSphere(scene.space, r));
-  set_pose(hand, c.start, c.shape == Hand::Ball ? Quat{} : c.turn);
-  set_velocity(hand, c.velocity);
-  SweepSettings settings;
-  settings.surface = scene.surface;
-  SweepGuard guard(scene.world, scene.space, scene.contacts, settings);
-  guard.guard(hand);
+  rig.throw_hand(c.shape == Hand::Box       ? dCreateBox(space, 2 * r, 1.4 * r, 2.6 * r)
+                 : c.shape == Hand::Capsule ? dCreateCapsule(space, r, 3 * r)
+                                            : dCreateSphere(space, r),
+                 c.start, c.shape == Hand::Ball ? Quat{} : c.turn, c.velocity);
   const bool guarded = run == PlateRun::Guarded || run == PlateRun::GuardedWithoutAfterStep;
   const int substeps = run == PlateRun::Reference ? k_substeps : 1;
   BehindWatch watch(c.half);
-  watch.observe(hand, plate);
+  watch.observe(rig.hand, rig.plate);
   for (int i = 0; i < 12 * substeps; ++i) {
-    scene.step(k_h / substeps, guarded ? &guard : nullptr, run == PlateRun::Guarded);
-    watch.observe(hand, plate);
+    rig.step(k_h / substeps, guarded, run == PlateRun::Guarded);
+    watch.observe(rig.hand, rig.plate);
   }
   return watch.behind();
 }
