@@ -4,6 +4,7 @@
 
 #include "collision/chord_error.hpp"
 #include "collision/nearest.hpp"
+#include "collision/relative_path.hpp"
 #include "collision/swept_box.hpp"
 #include "collision/swept_sphere.hpp"
 #include "collision/triangle_tree.hpp"
@@ -557,13 +558,54 @@ bool overlaps(const dReal* aabb, const Vec3& low, const Vec3& high) {
       static_cast<int>(aabb[4] <= high.z) & static_cast<int>(aabb[5] >= low.z));
 }
 
+/// How far the pieces of a point's path through a step, seen from a solid that turned, may
+/// stray from it (m): a tenth of the thinnest plate the tests throw hands at.
+constexpr double k_path_stray = 2e-4;
+
+/// Whether the segment a..b (the box's frame) starts outside the box of half extents `half`
+/// and enters it; if so, through which face (`axis`, and `sign`: the face's side).
+bool enters_box(const Vec3& half_extents, const Vec3& a, const Vec3& b, int& axis, double& sign) {
+  double enter = -INFINITY;
+  double leave = INFINITY;
+  int entry_axis = -1;
+  double entry_side = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    const double ai = (&a.x)[i];
+    const double half = (&half_extents.x)[i];
+    const double d = (&b.x)[i] - ai;
+    if (d == 0.0) {
+      if (std::fabs(ai) > half) {
+        return false;
+      }
+      continue;
+    }
+    double t0 = (-half - ai) / d;
+    double t1 = (half - ai) / d;
+    if (t0 > t1) {
+      std::swap(t0, t1);
+    }
+    if (t0 > enter) {
+      enter = t0;
+      entry_axis = i;
+      entry_side = d > 0.0 ? -1.0 : 1.0;
+    }
+    leave = std::min(leave, t1);
+  }
+  if (!(enter <= leave && enter <= 1.0 && leave >= 0.0 && enter >= 0.0)) {
+    return false;
+  }
+  axis = entry_axis;
+  sign = entry_side;
+  return true;
+}
+
 /// A thin box that turned fast in the step (a plate struck off its centre spins a radian or
 /// more per step) can end the step across the path of the sphere that hit it, which contacts
-/// linear in the step cannot see. Where the sphere's path, seen from the box (from its pose
-/// before the step to its pose after it), ends behind the struck face, or crosses the box's
-/// middle within the face, the box is moved back along the face's normal until the sphere
-/// touches the face again: what a finely sub-stepped run does by hitting the plate again
-/// during the turn.
+/// linear in the step cannot see. Where the sphere's centre, seen from the box (from its pose
+/// before the step to its pose after it: chord_or_path), went into the box, or ends deep in it
+/// in front of the struck face's middle, the box is moved back along the face's normal until
+/// the sphere touches the face again: what a finely sub-stepped run does by hitting the plate
+/// again during the turn.
 bool push_out_of_the_way(const Pending& p, double tolerance) {
   if (p.target == nullptr || p.body1 == nullptr || dBodyIsKinematic(p.body1)) {
     return false;
@@ -573,38 +615,16 @@ bool push_out_of_the_way(const Pending& p, double tolerance) {
   if (t.kind != dBoxClass) {
     return false;
   }
-  const Vec3 c1 = rotate(conj(t.pose.q), to_world(p.body2, p.ball) - t.pose.p);
-  const Vec3 c0 = rotate(conj(p.target_start.q), p.ball_start - p.target_start.p);
-  const double a[3] = {c0.x, c0.y, c0.z};
+  const Vec3 end = to_world(p.body2, p.ball);
+  const Vec3 c1 = rotate(conj(t.pose.q), end - t.pose.p);
   const double b[3] = {c1.x, c1.y, c1.z};
   const double half[3] = {t.half.x, t.half.y, t.half.z};
-  // The centre's path against the box itself (slabs): where it went in, through which face.
-  double enter = -INFINITY;
-  double leave = INFINITY;
-  int axis = p.face_axis;
-  double sign = p.face_sign;
-  for (int i = 0; i < 3; ++i) {
-    const double d = b[i] - a[i];
-    if (d == 0.0) {
-      if (std::fabs(a[i]) > half[i]) {
-        return false;
-      }
-      continue;
-    }
-    double t0 = (-half[i] - a[i]) / d;
-    double t1 = (half[i] - a[i]) / d;
-    const double entry_sign = d > 0.0 ? -1.0 : 1.0;
-    if (t0 > t1) {
-      std::swap(t0, t1);
-    }
-    if (t0 > enter) {
-      enter = t0;
-      axis = i;
-      sign = entry_sign;
-    }
-    leave = std::min(leave, t1);
-  }
-  const bool crossed = enter <= leave && enter <= 1.0 && leave >= 0.0 && enter >= 0.0;
+  // The centre's way against the box itself (slabs): where it went in, through which face.
+  int axis = -1;
+  double sign = 0.0;
+  const bool crossed = detail::chord_or_path(
+      p.target_start, t.pose, p.ball_start, end, t.bound, k_path_stray,
+      [&](const Vec3& from, const Vec3& to) { return enters_box(t.half, from, to, axis, sign); });
   bool penetrating = false;
   if (!crossed && p.face_axis >= 0) {
     // Still in front of the struck face's middle but deep in it, within the face.
@@ -647,14 +667,20 @@ bool solid_of(dGeomID geom, Target& t) {
 }
 
 /// Whether a point that was at `from` (world) when the solid had the pose `then`, and is at `to`
-/// now, went into it on the way, seen from the solid: the segment between the two in its frame
-/// comes within its radius of its core.
+/// now, went into it on the way, seen from the solid: its chord or its path in the solid's frame
+/// (chord_or_path) comes within the solid's radius of its core.
 bool went_into(const Target& t, const Pose& then, const Vec3& from, const Vec3& to) {
-  double along = 0.0;
-  Vec3 core;
-  const Vec3 p = detail::nearest_to_core(core_of(t), rotate(conj(then.q), from - then.p),
-                                         rotate(conj(t.pose.q), to - t.pose.p), along, core);
-  return norm(p - core) <= t.radius;
+  constexpr double k_touching = 1e-9; // m
+  const detail::Core core = core_of(t);
+  return detail::chord_or_path(then, t.pose, from, to, t.bound, k_path_stray,
+                               [&](const Vec3& a, const Vec3& b) {
+                                 double along = 0.0;
+                                 Vec3 nearest;
+                                 const Vec3 p = detail::nearest_to_core(core, a, b, along, nearest);
+                                 // A path through a box is found at a face, where rounding may
+                                 // leave it 1e-18 m outside.
+                                 return norm(p - nearest) <= t.radius + k_touching;
+                               });
 }
 
 /// The point of a solid that reaches farthest along the unit direction n (world).
