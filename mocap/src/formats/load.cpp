@@ -211,7 +211,7 @@ Format detect_format(std::string_view text, std::string_view source) {
   if (first_cell == "NO_OF_FRAMES") {
     return Format::QualisysTsv;
   }
-  if (first_cell == "PathFileType") {
+  if (detail::first_word(first_cell) == "PathFileType") { // "PathFileType  4" in some writers
     return Format::Trc;
   }
   const bool alone = line.find_first_not_of(",", first_cell.size()) == std::string_view::npos;

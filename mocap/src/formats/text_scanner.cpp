@@ -284,4 +284,8 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
+std::string_view first_word(std::string_view s) {
+  return s.substr(0, s.find_first_of(" \t"));
+}
+
 } // namespace odemocap::detail

@@ -58,6 +58,9 @@ private:
 /// `s` without leading and trailing spaces, tabs, carriage returns and newlines.
 std::string_view trim(std::string_view s);
 
+/// `s` up to its first space or tab.
+std::string_view first_word(std::string_view s);
+
 /// Parses all of `token` as a finite double; false if it is not exactly one number.
 bool parse_double(std::string_view token, double& out);
 

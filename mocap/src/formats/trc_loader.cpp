@@ -1,9 +1,15 @@
 // OpenSim TRC (track row column) marker files: "PathFileType 4 (X/Y/Z) name", a row of keys
 // (DataRate, CameraRate, NumFrames, NumMarkers, Units, OrigDataRate, ...) and one of their
-// values, the marker names (Frame#, Time, then a name every third column), the axis names
-// (X1 Y1 Z1 X2 ...), then one row per frame. TAB-separated (some writers use commas: the first
-// line tells); an empty cell, or a row that stops early, is a gap. Triplets beyond the named
-// markers are kept as markers of their own. OpenSim is Y up.
+// values, the marker names (Frame#, Time, then the names), the axis names (X1 Y1 Z1 X2 ...),
+// then one row per frame: frame, time, and marker k's X Y Z in columns 2 + 3k. TAB-separated
+// (some writers use commas: the first line tells); an empty cell, or a row that stops early, is
+// a gap. Triplets beyond the named markers are kept as markers of their own. OpenSim is Y up.
+//
+// The header rows are read as OpenSim's own reader (TRCFileAdapter) reads them: their empty
+// cells are left out and what remains is taken in order, wherever it stands. Writers pad the
+// first line with spaces ("PathFileType  4"), double the TABs between values ("100.0\t\t100.0"),
+// put a marker's name over its Y column, or leave out the axis row's two leading cells;
+// OpenSim's own test files do all of these.
 
 #include "checks.hpp"
 #include "csv_bodies.hpp"
@@ -37,6 +43,33 @@ bool next_filled(CsvReader& reader, std::vector<CsvCell>& cells) {
   return false;
 }
 
+/// A header row's cells that are not empty, in order.
+std::vector<CsvCell> filled(const std::vector<CsvCell>& cells) {
+  std::vector<CsvCell> out;
+  for (const CsvCell& c : cells) {
+    if (!c.text.empty()) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+/// Whether a names row has a name elsewhere than over its marker's X column (2 + 3k).
+bool names_elsewhere(const std::vector<CsvCell>& cells) {
+  std::size_t filled_before = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].text.empty()) {
+      continue;
+    }
+    const std::size_t expected = filled_before < 2 ? filled_before : 2 + 3 * (filled_before - 2);
+    if (i != expected) {
+      return true;
+    }
+    ++filled_before;
+  }
+  return false;
+}
+
 double metres_per(const std::string& unit, CsvReader& reader, std::size_t column) {
   if (const std::optional<double> metres = detail::declared_unit(unit)) {
     return *metres;
@@ -50,7 +83,7 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   detail::check_options(options, source);
   CsvReader reader(text, source, detail::detect_delimiter(detail::first_line(text)));
   std::vector<CsvCell> cells;
-  if (!next_filled(reader, cells) || cells[0].text != "PathFileType") {
+  if (!next_filled(reader, cells) || detail::first_word(cells[0].text) != "PathFileType") {
     reader.fail(1, "expected 'PathFileType' on the first line of a TRC file");
   }
   // Keys, then their values, read by name.
@@ -58,15 +91,16 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     reader.fail(1, "the file ends before the DataRate ... keys");
   }
   std::vector<std::string> keys;
-  for (const CsvCell& c : cells) {
+  for (const CsvCell& c : filled(cells)) {
     keys.emplace_back(c.text);
   }
   if (!next_filled(reader, cells)) {
     reader.fail(1, "the file ends before the values of " + quote(keys[0]) + " ...");
   }
+  const std::vector<CsvCell> value_cells = filled(cells);
   std::map<std::string, std::pair<std::string, std::size_t>> values;
-  for (std::size_t i = 0; i < keys.size() && i < cells.size(); ++i) {
-    values[keys[i]] = {std::string(cells[i].text), cells[i].column};
+  for (std::size_t i = 0; i < keys.size() && i < value_cells.size(); ++i) {
+    values[keys[i]] = {std::string(value_cells[i].text), value_cells[i].column};
   }
   const auto number = [&](const char* key, bool required, double fallback) {
     const auto it = values.find(key);
@@ -93,24 +127,28 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   const double unit =
       units == values.end() ? 0.0 : metres_per(units->second.first, reader, units->second.second);
 
-  // Marker names: Frame#, Time, then a name at every third column.
-  if (!next_filled(reader, cells) || detail::lower(cells[0].text).rfind("frame", 0) != 0) {
+  // Marker names: Frame#, Time, then the names in order; marker k's data is in columns 2 + 3k
+  // whichever columns its name stands over.
+  if (!next_filled(reader, cells)) {
     reader.fail(1, "expected the row of marker names (Frame#, Time, names)");
+  }
+  const std::vector<CsvCell> labels = filled(cells);
+  if (labels.empty() || detail::lower(labels[0].text).rfind("frame", 0) != 0) {
+    reader.fail(labels.empty() ? 1 : labels[0].column,
+                "expected the row of marker names (Frame#, Time, names)");
   }
   const std::size_t names_line = reader.line();
   std::vector<std::string> names;
   std::vector<std::size_t> first_column;
   std::set<std::string> seen;
-  for (std::size_t i = 2; i < cells.size(); ++i) {
-    if (cells[i].text.empty()) {
-      continue;
-    }
-    std::string name(cells[i].text);
+  const bool elsewhere = names_elsewhere(cells);
+  for (std::size_t i = 2; i < labels.size(); ++i) {
+    std::string name(labels[i].text);
     if (!seen.insert(name).second) {
-      reader.fail(cells[i].column, "a second marker named " + quote(name));
+      reader.fail(labels[i].column, "a second marker named " + quote(name));
     }
+    first_column.push_back(2 + 3 * names.size());
     names.push_back(std::move(name));
-    first_column.push_back(i);
   }
   if (names.empty()) {
     reader.fail(1, "the names row names no marker");
@@ -128,20 +166,25 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
                              std::to_string(names_line) + " names " + std::to_string(names.size()) +
                              " markers; the names were used");
   }
-  // The axis row: X1 Y1 Z1 under each name.
+  if (elsewhere) {
+    info.tolerated.push_back("line " + std::to_string(names_line) +
+                             " puts marker names over other columns than their X columns; "
+                             "marker k was read from columns 2 + 3k, as OpenSim reads it");
+  }
+  // The axis row: X1 Y1 Z1 X2 ..., in order.
   if (!next_filled(reader, cells)) {
     reader.fail(1, "the file ends before the row of axis names (X1 Y1 Z1 ...)");
   }
+  const std::vector<CsvCell> axes = filled(cells);
   for (std::size_t m = 0; m < names.size(); ++m) {
     for (std::size_t k = 0; k < 3; ++k) {
-      const std::size_t c = first_column[m] + k;
+      const std::size_t i = 3 * m + k;
       const char axis = static_cast<char>('X' + k);
-      if (c >= cells.size() || cells[c].text.empty() ||
-          std::toupper(static_cast<unsigned char>(cells[c].text[0])) != axis) {
-        reader.fail(c < cells.size() ? cells[c].column : 1,
+      if (i >= axes.size() || std::toupper(static_cast<unsigned char>(axes[i].text[0])) != axis) {
+        reader.fail(i < axes.size() ? axes[i].column : 1,
                     "marker " + quote(names[m]) + ": expected " + std::string(1, axis) +
                         std::to_string(m + 1) + " in the axis row, found " +
-                        quote(c < cells.size() ? cells[c].text : std::string_view()));
+                        quote(i < axes.size() ? axes[i].text : std::string_view()));
       }
     }
   }
