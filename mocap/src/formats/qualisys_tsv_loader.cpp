@@ -90,6 +90,61 @@ bool names(std::string_view cell, std::string_view want) {
 /// "<marker> X" or given once; or, in older exports, only the X Y Z triplets without a row of
 /// names. An empty cell or a 0, 0, 0 triplet is a gap (QTM writes zeros where a marker was not
 /// seen).
+/// The cells of a data row before its trailing empty ones (a row ending in TAB or space).
+std::size_t filled_width(const std::vector<Cell>& cells) {
+  std::size_t n = cells.size();
+  while (n > 0 && trim(cells[n - 1].text).empty()) {
+    --n;
+  }
+  return n;
+}
+
+/// A 3D export without a row of column names: QTM writes the frame number and the time before
+/// the markers' X Y Z when asked to (3 N + 2 cells a row), or one of them (3 N + 1: the time if
+/// the first cell steps by 1 / FREQUENCY from one row to the next, else the frame), or neither
+/// (a row cut short ends in gaps). Sets where the time and the first X are; a wider row is an
+/// error.
+void leading_columns(const std::vector<Line>& lines, std::size_t row, std::size_t markers,
+                     double frequency, const std::string& path, std::size_t& time_column,
+                     std::size_t& first_x, CaptureInfo& info) {
+  std::vector<std::vector<Cell>> first_rows;
+  for (std::size_t r = row; r < lines.size() && first_rows.size() < 2; ++r) {
+    if (!trim(lines[r].text).empty()) {
+      first_rows.emplace_back();
+      split_cells(lines[r].text, first_rows.back());
+    }
+  }
+  if (first_rows.empty()) {
+    return;
+  }
+  const std::size_t width = filled_width(first_rows[0]);
+  const std::size_t values = 3 * markers;
+  if (width == values + 2) {
+    time_column = 1;
+    first_x = 2;
+    info.notes.push_back("no row of column names: the first two columns read as frame and time");
+    return;
+  }
+  if (width == values + 1) {
+    double a = 0.0, b = 0.0;
+    const bool steps = first_rows.size() == 2 &&
+                       detail::parse_double(trim(first_rows[0][0].text), a) &&
+                       detail::parse_double(trim(first_rows[1][0].text), b) &&
+                       std::fabs((b - a) * frequency - 1.0) < 1e-3 && b - a != 1.0;
+    time_column = steps ? 0 : std::numeric_limits<std::size_t>::max();
+    first_x = 1;
+    info.notes.push_back(std::string("no row of column names: the first column read as ") +
+                         (steps ? "time" : "frame"));
+    return;
+  }
+  if (width > values) {
+    fail_at(path, lines[row].number, 1,
+            "a row of " + std::to_string(width) + " values, but MARKER_NAMES names " +
+                std::to_string(markers) + " markers (" + std::to_string(values) +
+                " values, with the frame and time " + std::to_string(values + 2) + ")");
+  }
+}
+
 Capture read_markers(const std::vector<Line>& lines, std::size_t row, double frequency,
                      double claimed_frames, const std::vector<std::string>& marker_names,
                      std::size_t names_header_line, const std::string& path,
@@ -143,6 +198,9 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
   info.format = to_string(Format::QualisysTsv);
   info.frame_rate = frequency;
   info.length_unit = "mm";
+  if (data_row == row) {
+    leading_columns(lines, row, marker_names.size(), frequency, path, time_column, first_x, info);
+  }
   const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, 0.001, info);
   const detail::TrackSelection selection(options.tracks);
   selection.check_found(marker_names, path);
@@ -272,8 +330,16 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     }
     return v;
   };
-  const bool markers = header.count("DATA_INCLUDED") && !header["DATA_INCLUDED"].empty() &&
-                       header["DATA_INCLUDED"][0] == "3D";
+  // QTM says what it exported (DATA_INCLUDED: 3D or 6D, or derived data such as Velocity);
+  // older versions do not, and their 3D exports name markers (MARKER_NAMES), not bodies.
+  const bool declared = header.count("DATA_INCLUDED") && !header["DATA_INCLUDED"].empty();
+  if (declared && header["DATA_INCLUDED"][0] != "3D" && header["DATA_INCLUDED"][0] != "6D") {
+    fail(header_line["DATA_INCLUDED"], 15,
+         "DATA_INCLUDED is " + detail::quote(header["DATA_INCLUDED"][0]) +
+             ": only 6D (rigid bodies) and 3D (markers) exports are read, not derived data");
+  }
+  const bool markers = declared ? header["DATA_INCLUDED"][0] == "3D"
+                                : header.count("MARKER_NAMES") && !header.count("BODY_NAMES");
   if (row == lines.size() && !markers) {
     fail(lines.empty() ? 0 : lines.back().number, 0,
          "no row of column names (a row starting with X, Frame or Time) after the header");
@@ -309,11 +375,6 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     if (!distinct.insert(body_names[b]).second) {
       fail(header_line["BODY_NAMES"], 1, "body name '" + body_names[b] + "' is used twice");
     }
-  }
-  if (header.count("DATA_INCLUDED") && value("DATA_INCLUDED")[0] != "6D") {
-    fail(header_line["DATA_INCLUDED"], 15,
-         "DATA_INCLUDED is " + detail::quote(value("DATA_INCLUDED")[0]) +
-             ": only 6D (rigid bodies) and 3D (markers) exports are read");
   }
 
   // Columns: optional Frame and Time, then per body 16 named columns.

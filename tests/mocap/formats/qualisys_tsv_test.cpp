@@ -2,6 +2,7 @@
 // own Euler angles, and small files for the variants and for broken input.
 #include "support/data_paths.hpp"
 #include "support/error_message.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/mocap.hpp>
@@ -252,6 +253,51 @@ TEST(QualisysTsv3d, OlderExportsWithoutColumnNamesAndACountThatDisagrees) {
   EXPECT_TRUE(test::near_vec(c.track("RASI").position(1), {0.301, 0.2, 0.9}, 1e-15));
   ASSERT_EQ(c.info().tolerated.size(), 1u);
   EXPECT_NE(c.info().tolerated[0].find("NO_OF_FRAMES says 4 but the file has 2"), std::string::npos);
+}
+
+// Layouts of real QTM 3D exports: a header without DATA_INCLUDED, DESCRIPTION or TIME_STAMP
+// (older QTM, as HumLab's mocap-wrangle-rs shows one) whose rows start with the frame number and
+// the time, without a row of column names, and end in a space; and the derived-data exports
+// (DATA_INCLUDED Velocity, NO_OF_DATA_TYPES) that QTM's analyses write beside them.
+TEST(QualisysTsv3d, ExportsWithoutDataIncludedOrColumnNamesReadTheirFrameAndTimeColumns) {
+  const std::string header = "NO_OF_FRAMES\t3\nNO_OF_CAMERAS\t14\nNO_OF_MARKERS\t2\n"
+                             "FREQUENCY\t200\nNO_OF_ANALOG\t0\nANALOG_FREQUENCY\t0\n"
+                             "MARKER_NAMES\tRShoulderTop\tRElbowOut\n"
+                             "TRAJECTORY_TYPES\tMeasured\tMeasured\n";
+  const std::string both = header + "1\t0.00000\t786.729\t-34.016\t1064.381\t700\t-30\t900 \n"
+                                    "2\t0.00500\t786.8\t-34.0\t1064.4\t700\t-30\t900 \n"
+                                    "3\t0.01000\t786.9\t-34.1\t1064.5\t700\t-30\t900 \n";
+  const Capture c = load_capture_from_memory(both, "old.tsv");
+  ASSERT_EQ(c.tracks().size(), 2u);
+  const Track& shoulder = c.track("RShoulderTop");
+  // Read from the frame column on, X would be 0.001 m (frame 1) and Z 0.786729.
+  EXPECT_TRUE(test::near_vec(shoulder.position(0), {0.786729, -0.034016, 1.064381}, 1e-15));
+  EXPECT_EQ(shoulder.time(1), 0.005);
+  EXPECT_TRUE(test::near_vec(c.track("RElbowOut").position(2), {0.7, -0.03, 0.9}, 1e-15));
+  EXPECT_TRUE(test::has_note(c.info(), "first two columns read as frame and time"));
+
+  // One of the two: the time steps by 1 / FREQUENCY, the frame by 1.
+  const std::string time_only = header + "0.000\t1\t2\t3\t4\t5\t6\n0.005\t1\t2\t3\t4\t5\t6\n";
+  const Capture t = load_capture_from_memory(time_only, "time.tsv");
+  EXPECT_EQ(t.track("RShoulderTop").time(1), 0.005);
+  EXPECT_TRUE(test::near_vec(t.track("RShoulderTop").position(0), {0.001, 0.002, 0.003}, 1e-18));
+  const std::string frame_only = header + "7\t1\t2\t3\t4\t5\t6\n8\t1\t2\t3\t4\t5\t6\n";
+  const Capture f = load_capture_from_memory(frame_only, "frame.tsv");
+  EXPECT_EQ(f.track("RShoulderTop").time(1), 0.005); // row / FREQUENCY
+  EXPECT_TRUE(test::near_vec(f.track("RShoulderTop").position(1), {0.001, 0.002, 0.003}, 1e-18));
+  EXPECT_TRUE(test::has_note(f.info(), "first column read as frame"));
+
+  const auto error = [](const std::string& text) {
+    return test::error_message<LoadError>([&] { load_capture_from_memory(text, "bad.tsv"); });
+  };
+  EXPECT_NE(error(header + "1\t2\t3\t4\t5\t6\t7\t8\t9\n").find("a row of 9 values"),
+            std::string::npos);
+  const std::string velocity = "NO_OF_FRAMES\t2\nNO_OF_DATA_TYPES\t1\nFREQUENCY\t200\n"
+                               "TIME_STAMP\t2022-11-22, 21:34:11\nDATA_INCLUDED\tVelocity\n"
+                               "DATA_TYPES\tx_LWristOut_vel_M\n\n\n1\t0.00000\t0.000\n"
+                               "2\t0.00500\t12.438\n";
+  EXPECT_NE(error(velocity).find("bad.tsv:5:15: DATA_INCLUDED is 'Velocity'"), std::string::npos)
+      << error(velocity);
 }
 
 TEST(QualisysTsv3d, MalformedMarkerExportsSayWhereAndWhat) {
