@@ -63,6 +63,48 @@ void check_complete(const TableLayout& layout, const CsvReader& reader) {
   }
 }
 
+void append_body_sample(const CsvReader& reader, const std::vector<CsvCell>& cells,
+                        const BodyColumns& body, bool decimal_comma, bool renormalize, double time,
+                        const PoseConversion& conversion, Track& track, RowStats& stats) {
+  double v[7] = {0, 0, 0, 1, 0, 0, 0}; // a marker keeps the identity
+  bool gap = false;
+  std::size_t column = 1;
+  const int components = body.position_only() ? 3 : 7;
+  for (int c = 0; c < components; ++c) {
+    const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
+    const CellKind kind = cell_number(cells, index, decimal_comma, v[c], column);
+    if (kind == CellKind::Invalid) {
+      reader.fail(column, "body '" + body.name + "' " + k_component_names[c] +
+                              ": expected a number, found " +
+                              quote(cells[static_cast<std::size_t>(index)].text));
+    }
+    gap = gap || kind != CellKind::Number;
+  }
+  const double length = std::sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+  if (!gap && renormalize && length > 1e-12 && std::fabs(length - 1.0) > 1e-12) {
+    for (int c = 3; c < 7; ++c) {
+      v[c] /= length;
+    }
+    ++stats.renormalized;
+    if (std::fabs(length - 1.0) > std::fabs(stats.worst_length - 1.0)) {
+      stats.worst_length = length;
+    }
+  } else if (!gap && !(std::fabs(length - 1.0) <= Track::k_unit_tolerance)) {
+    cell_number(cells, body.quaternion[0], decimal_comma, v[3], column);
+    reader.fail(column, "body '" + body.name + "': the quaternion has length " + describe(length) +
+                            "; expected unit length (tolerance 1e-3)");
+  }
+  try {
+    if (gap) {
+      track.append_gap(time);
+    } else {
+      track.append(time, conversion.apply({Vec3{v[0], v[1], v[2]}, Quat{v[3], v[4], v[5], v[6]}}));
+    }
+  } catch (const MocapError& e) {
+    reader.fail(1, e.what()); // backstop: the checks above cover what Track rejects
+  }
+}
+
 RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decimal_comma,
                         bool renormalize, const PoseConversion& conversion,
                         const TrackSelection& selection, std::size_t expected_rows,
@@ -132,44 +174,8 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
     }
     previous_time = time;
     for (std::size_t b = 0; b < selected.size(); ++b) {
-      const BodyColumns& body = *selected[b];
-      double v[7] = {0, 0, 0, 1, 0, 0, 0}; // a marker keeps the identity
-      bool gap = false;
-      const int components = body.position_only() ? 3 : 7;
-      for (int c = 0; c < components; ++c) {
-        const int index = c < 3 ? body.position[c] : body.quaternion[c - 3];
-        const CellKind kind = cell_number(cells, index, decimal_comma, v[c], column);
-        if (kind == CellKind::Invalid) {
-          reader.fail(column, "body '" + body.name + "' " + k_component_names[c] +
-                                  ": expected a number, found " +
-                                  quote(cells[static_cast<std::size_t>(index)].text));
-        }
-        gap = gap || kind != CellKind::Number;
-      }
-      const double length = std::sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
-      if (!gap && renormalize && length > 1e-12 && std::fabs(length - 1.0) > 1e-12) {
-        for (int c = 3; c < 7; ++c) {
-          v[c] /= length;
-        }
-        ++stats.renormalized;
-        if (std::fabs(length - 1.0) > std::fabs(stats.worst_length - 1.0)) {
-          stats.worst_length = length;
-        }
-      } else if (!gap && !(std::fabs(length - 1.0) <= Track::k_unit_tolerance)) {
-        cell_number(cells, body.quaternion[0], decimal_comma, v[3], column);
-        reader.fail(column, "body '" + body.name + "': the quaternion has length " +
-                                describe(length) + "; expected unit length (tolerance 1e-3)");
-      }
-      try {
-        if (gap) {
-          tracks[b].append_gap(time);
-        } else {
-          tracks[b].append(
-              time, conversion.apply({Vec3{v[0], v[1], v[2]}, Quat{v[3], v[4], v[5], v[6]}}));
-        }
-      } catch (const MocapError& e) {
-        reader.fail(1, e.what()); // backstop: the checks above cover what Track rejects
-      }
+      append_body_sample(reader, cells, *selected[b], decimal_comma, renormalize, time, conversion,
+                         tracks[b], stats);
     }
     ++stats.rows;
   }

@@ -71,6 +71,14 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
                         const TrackSelection& selection, std::size_t expected_rows,
                         std::vector<Track>& tracks);
 
+/// Reads body `body`'s cells of a row and appends the sample at `time` to `track`, as
+/// read_body_rows does for each body: empty or NaN cells make a gap; a quaternion off unit
+/// length by more than Track::k_unit_tolerance is a LoadError unless `renormalize` (then
+/// scaled, and counted in `stats`).
+void append_body_sample(const CsvReader& reader, const std::vector<CsvCell>& cells,
+                        const BodyColumns& body, bool decimal_comma, bool renormalize, double time,
+                        const PoseConversion& conversion, Track& track, RowStats& stats);
+
 /// Reads a marker's X, Y, Z cells from cell `first` of a row and appends the sample at `time`
 /// to `track` (position-only): empty cells, or a row that ends before them, make a gap; a cell
 /// that is not a number is a LoadError at its column.

@@ -215,9 +215,9 @@ Format detect_format(std::string_view text, std::string_view source) {
     return Format::Trc;
   }
   const bool alone = line.find_first_not_of(",", first_cell.size()) == std::string_view::npos;
-  if (alone &&
-      (first_cell == "Trajectories" || first_cell == "Devices" || first_cell == "Model Outputs" ||
-       first_cell == "Joints" || first_cell == "Segments" || first_cell == "Events")) {
+  if (alone && (first_cell == "Trajectories" || first_cell == "Devices" ||
+                first_cell == "Model Outputs" || first_cell == "Joints" ||
+                first_cell == "Segments" || first_cell == "Events" || first_cell == "Objects")) {
     return Format::ViconCsv;
   }
   // No text format's signature: binary bytes would otherwise be read as a CSV header.

@@ -4,6 +4,7 @@
 // against the C3D reader.
 #include "support/data_paths.hpp"
 #include "support/error_message.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -53,8 +54,9 @@ TEST(ViconCsv, TrajectoriesAreMarkersAndOtherBlocksAreSkipped) {
   EXPECT_FALSE(left.valid(1)); // empty cells
   EXPECT_FALSE(left.valid(2)); // the row stops before the marker
   EXPECT_TRUE(left.valid(3));
-  ASSERT_EQ(c.info().notes.size(), 1u);
+  ASSERT_EQ(c.info().notes.size(), 2u);
   EXPECT_NE(c.info().notes[0].find("'Devices' skipped"), std::string::npos);
+  EXPECT_NE(c.info().notes[1].find("'Model Outputs' skipped"), std::string::npos);
 }
 
 TEST(ViconCsv, OlderExportsWithFieldNumbersAndNoUnitsRowLoadInMillimetres) {
@@ -92,7 +94,8 @@ TEST(ViconCsv, BrokenExportsSayWhereAndWhat) {
   EXPECT_NE(error(head).find("no data rows"), std::string::npos);
   EXPECT_NE(
       error("Devices\n1000\n,,fp\nFrame,Sub Frame,Fx\n,,N\n1,0,2\n")
-          .find("no Trajectories block (marker positions) in this Vicon export; it has 'Devices'"),
+          .find("no Trajectories block (marker positions) or Objects block (rigid bodies with "
+                "quaternions) in this Vicon export; it has 'Devices'"),
       std::string::npos);
 }
 
@@ -152,6 +155,79 @@ TEST(ViconCsv, TheRealViconTrialInNexusLayoutReadsAsItsC3d) {
     }
   }
   EXPECT_EQ(gaps, 305u); // PROVENANCE.md
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+// Vicon Tracker's object export (and Nexus's): an Objects block whose labels read "Global Angle
+// (Quaternion) <subject>:<segment>" over RX RY RZ RW (the quaternion's x, y, z, w, as named)
+// and the translation TX TY TZ in mm, in either order, one label over all seven columns or a
+// "Global Translation" label of its own. The layouts are those of the exports read by
+// published robotics code (a peg-in-hole dataset's and UMI's Vicon readers, a ROS logger
+// written to Tracker's layout); the values here are chosen so that the truth is known: 45 and
+// 90 degrees about Z.
+TEST(ViconCsv, ObjectsAreRigidBodiesWithTheirQuaternionsXyzw) {
+  const std::string one_label = "Objects\n100\n"
+                                ",,Global Angle (Quaternion) Tool:Tool,,,,,,\n"
+                                "Frame,Sub Frame,RX,RY,RZ,RW,TX,TY,TZ\n"
+                                ",,,,,,mm,mm,mm\n"
+                                "1,0,0,0,0.38268343,0.92387953,100,200,300\n"
+                                "2,0,,,,,,,\n"
+                                "3,0,0,0,0.70710678,0.70710678,102,200,300\n";
+  EXPECT_EQ(detect_format(one_label, "tracker.csv"), Format::ViconCsv);
+  const Capture c = load_capture_from_memory(one_label, "tracker.csv");
+  ASSERT_EQ(c.tracks().size(), 1u);
+  const Track& tool = c.track("Tool"); // "Tool:Tool": one segment named as its subject
+  EXPECT_FALSE(tool.position_only());
+  ASSERT_EQ(tool.size(), 3u);
+  EXPECT_TRUE(test::near_vec(tool.position(0), {0.1, 0.2, 0.3}, 1e-15));
+  EXPECT_TRUE(
+      test::same_rotation(tool.orientation(0), from_axis_angle({0, 0, 1}, test::k_pi / 4), 1e-8));
+  // The body's x axis turned 45 degrees toward y; read w first (w = RX = 0) it would be the
+  // half turn about (0, 0.38, 0.92) and point elsewhere.
+  EXPECT_TRUE(test::near_vec(rotate(tool.orientation(0), {1, 0, 0}),
+                             {std::sqrt(0.5), std::sqrt(0.5), 0}, 1e-8));
+  EXPECT_FALSE(tool.valid(1)); // empty cells
+  EXPECT_EQ(tool.time(2), 0.02);
+  EXPECT_TRUE(
+      test::same_rotation(tool.orientation(2), from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-8));
+
+  // Translation first, a label of its own, beside trajectories in the same file.
+  const std::string split =
+      "Objects\n100\n"
+      ",,Global Translation Rig:Base,,,Global Angle (Quaternion) Rig:Base,,,\n"
+      "Frame,Sub Frame,TX,TY,TZ,RX,RY,RZ,RW\n"
+      ",,mm,mm,mm,,,,\n"
+      "1,0,1,2,3,0,0,0.70710678,0.70710678\n"
+      "2,0,1,2,4,0,0,0.70710678,0.70710678\n"
+      "\n"
+      "Trajectories\n100\n,,Rig:M1,,\nFrame,Sub Frame,X,Y,Z\n,,mm,mm,mm\n"
+      "1,0,10,20,30\n2,0,11,20,30\n";
+  const Capture both = load_capture_from_memory(split, "both.csv");
+  ASSERT_EQ(both.tracks().size(), 2u);
+  EXPECT_TRUE(test::near_vec(both.track("Rig:Base").position(1), {0.001, 0.002, 0.004}, 1e-18));
+  EXPECT_TRUE(test::same_rotation(both.track("Rig:Base").orientation(0),
+                                  from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-8));
+  EXPECT_TRUE(both.track("Rig:M1").position_only());
+
+  // Euler or helical angles (RX RY RZ under "Global Angle", no RW): the file does not say
+  // which convention; skipped, said, and with nothing else in the file an error.
+  const std::string euler = "Objects\n100\n,,Global Angle Cam:Cam,,,Global Translation Cam:Cam,,\n"
+                            "Frame,Sub Frame,RX,RY,RZ,TX,TY,TZ\n,,deg,deg,deg,mm,mm,mm\n"
+                            "1,0,0,0,0,100,200,300\n";
+  const std::string error =
+      test::error_message<LoadError>([&] { load_capture_from_memory(euler, "euler.csv"); });
+  EXPECT_NE(error.find("objects whose angles are not quaternions: 'Cam'"), std::string::npos)
+      << error;
+  const Capture some = load_capture_from_memory(
+      euler + "\nTrajectories\n100\n,,M,,\nFrame,Sub Frame,X,Y,Z\n,,mm,mm,mm\n1,0,1,2,3\n",
+      "some.csv");
+  EXPECT_EQ(some.tracks().size(), 1u);
+  EXPECT_TRUE(test::has_note(some.info(), "object 'Cam' skipped"));
 }
 
 } // namespace
