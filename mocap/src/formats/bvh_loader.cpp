@@ -330,15 +330,28 @@ Skeleton parse_skeleton(std::string_view text, std::string_view source, bool str
 /// Such channels replace the OFFSET, as Blender's importer reads them (the channel minus the
 /// rest head, applied to the rest head) and three.js's loader does; the BVH description's
 /// "OFFSET + channels" would lift a root off the floor by its own height and double every
-/// bone below it. The rule is the same for a root and for any other joint. Returns the notes
-/// (roots one each; other joints in one note).
+/// bone below it. The rule is the same for a root and for any other joint, and it holds for the
+/// whole file: once one joint shows that the file writes absolute positions, every joint's
+/// position channels are read so, also those that had moved from their OFFSET by the first
+/// frame (the Bandai Namco files' Hips, whose OFFSET is the rest pose's and whose first frame
+/// is already walking: added, they lifted the whole body by its hip height, feet at 1 m).
+/// Returns the notes (roots one each; other joints in one note).
 std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPositions rule) {
   std::vector<std::string> notes;
-  std::vector<std::string> inner;
+  if (rule == BvhRootPositions::Additive || skeleton.frame_count == 0) {
+    return notes;
+  }
+  // Component by component: norms of huge offsets overflow.
+  const auto largest = [](const Vec3& v) {
+    return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z)));
+  };
+  struct Positioned {
+    Joint* joint;
+    bool equal; ///< its first frame's channels equal its (non-zero) OFFSET
+  };
+  std::vector<Positioned> positioned;
+  bool evidence = false; // a joint shows that the file writes absolute positions
   for (Joint& joint : skeleton.joints) {
-    if (rule == BvhRootPositions::Additive || skeleton.frame_count == 0) {
-      continue;
-    }
     Vec3 first = joint.offset; // the channels of frame 0, axis by axis
     bool has_position = false;
     for (std::size_t k = 0; k < joint.channels.size(); ++k) {
@@ -362,37 +375,57 @@ std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPosit
     if (!has_position) {
       continue;
     }
-    // Component by component: norms of huge offsets overflow.
-    const auto largest = [](const Vec3& v) {
-      return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z)));
-    };
     const double size = largest(joint.offset);
     const bool equal = size > 0.0 && largest(first - joint.offset) <= 1e-3 * size;
-    if (rule == BvhRootPositions::Absolute || equal) {
-      joint.absolute_position = true;
-      if (joint.parent >= 0) {
-        inner.push_back(joint.name);
-        continue;
-      }
-      notes.push_back("root '" + joint.name + "': its OFFSET " + detail::describe(joint.offset) +
-                      (equal ? " equals the first frame's position channels" : "") +
-                      ": the channels are absolute positions and replace it");
-    }
+    positioned.push_back({&joint, equal});
+    evidence = evidence || equal;
   }
+  std::vector<std::string> inner;
+  std::vector<std::string> moved; // absolute by the file's evidence, not their own
+  for (const Positioned& p : positioned) {
+    Joint& joint = *p.joint;
+    if (rule != BvhRootPositions::Absolute && !evidence) {
+      continue;
+    }
+    joint.absolute_position = true;
+    if (rule != BvhRootPositions::Absolute && !p.equal) {
+      if (largest(joint.offset) > 0.0) { // with a zero OFFSET both readings agree
+        moved.push_back(joint.name);
+      }
+      continue;
+    }
+    if (joint.parent >= 0) {
+      inner.push_back(joint.name);
+      continue;
+    }
+    notes.push_back("root '" + joint.name + "': its OFFSET " + detail::describe(joint.offset) +
+                    (p.equal ? " equals the first frame's position channels" : "") +
+                    ": the channels are absolute positions and replace it");
+  }
+  const auto listed = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < 6; ++i) {
+      out += (i == 0 ? "'" : ", '") + names[i] + "'";
+    }
+    if (names.size() > 6) {
+      out += " and " + std::to_string(names.size() - 6) + " more";
+    }
+    return out;
+  };
   if (!inner.empty()) {
-    std::string names;
-    for (std::size_t i = 0; i < inner.size() && i < 6; ++i) {
-      names += (i == 0 ? "'" : ", '") + inner[i] + "'";
-    }
-    if (inner.size() > 6) {
-      names += " and " + std::to_string(inner.size() - 6) + " more";
-    }
-    notes.push_back(std::to_string(inner.size()) + " joint(s) below a root have position " +
-                    "channels " +
-                    (rule == BvhRootPositions::Absolute ? std::string("(read as absolute, as asked)")
-                                                        : "equal to their OFFSET in the first frame") +
-                    " (" + names + "): the channels replace the OFFSET rather than add to it, "
-                    "which would double every such bone");
+    notes.push_back(
+        std::to_string(inner.size()) + " joint(s) below a root have position " + "channels " +
+        (rule == BvhRootPositions::Absolute ? std::string("(read as absolute, as asked)")
+                                            : "equal to their OFFSET in the first frame") +
+        " (" + listed(inner) +
+        "): the channels replace the OFFSET rather than add to it, "
+        "which would double every such bone");
+  }
+  if (!moved.empty()) {
+    notes.push_back(
+        listed(moved) +
+        ": position channels that differ from the OFFSET in the first frame, read as "
+        "absolute too, since other joints show that the file writes absolute positions");
   }
   return notes;
 }

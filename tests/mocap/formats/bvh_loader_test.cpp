@@ -274,6 +274,53 @@ TEST(BvhLoader, EveryJointsPositionChannelsThatRepeatItsOffsetReplaceIt) {
               90, 1e-9);
 }
 
+TEST(BvhLoader, AJointThatMovedFromItsOffsetIsAbsoluteWhenTheOthersShowTheFileIs) {
+  // The same dataset as the files are: a joint_Root with a zero OFFSET above the Hips, whose
+  // OFFSET is the rest pose's (0.847027 93.984 -452.225 in the dataset's walk-back file) while
+  // its first frame is already under way (-5.70875 90.9025 362.986 there); the other joints
+  // repeat their OFFSETs. The Hips' channels are absolute like the others': added to its
+  // OFFSET they lifted the body by its hip height and put it 4.5 m away (the 52 files of the
+  // dataset tried: their toes at 0.96-0.99 m at their lowest then, 4.2-5.4 cm now).
+  const std::string six =
+      "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n";
+  const std::string bvh =
+      "HIERARCHY\nROOT joint_Root\n{\nOFFSET 0 0 0\n" + six +
+      "JOINT Hips\n{\nOFFSET 0.847027 93.984 -452.225\n" + six +
+      "JOINT UpperLeg_L\n{\nOFFSET 10 0 0\n" + six + "JOINT LowerLeg_L\n{\nOFFSET 0 -39.0811 0\n" +
+      six + "JOINT Foot_L\n{\nOFFSET 0 -40.9854 0\n" + six +
+      "End Site\n{\nOFFSET 0 0 0\n}\n}\n}\n}\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n"
+      "0 0 0 0 0 0 -5.70875 90.9025 362.986 0 0 0 10 0 0 0 0 0 0 -39.0811 0 0 0 0 0 -40.9854 0 0 0 "
+      "0\n"
+      "0 0 0 0 0 0 -5.70875 90.9025 363.986 0 0 0 10 0 0 0 0 0 0 -39.0811 0 0 0 0 0 -40.9854 0 0 0 "
+      "0\n";
+  LoadOptions centimetres;
+  centimetres.unit_in_metres = 0.01;
+  const Capture c = parse_bvh(bvh, "walk.bvh", centimetres);
+  // By hand: the hips where the channels put them, the foot 39.0811 + 40.9854 below and 10
+  // to the side: (4.29125, 10.836, 362.986) cm.
+  EXPECT_TRUE(test::near_vec(c.track("Hips").position(0), {-0.0570875, 0.909025, 3.62986}, 1e-15));
+  EXPECT_TRUE(test::near_vec(c.track("Foot_L").position(0), {0.0429125, 0.10836, 3.62986}, 1e-15));
+  EXPECT_TRUE(test::near_vec(c.track("Foot_L").position(1), {0.0429125, 0.10836, 3.63986}, 1e-15));
+  EXPECT_TRUE(test::has_note(c.info(), "'Hips': position channels that differ from the OFFSET"));
+  // Every joint's channels added to its OFFSET (BvhRootPositions::Additive): the hips lifted
+  // by their own height and every bone doubled. (The rule before this session added only the
+  // Hips' and put this foot at 1.048 m.)
+  LoadOptions additive = centimetres;
+  additive.bvh_root_positions = BvhRootPositions::Additive;
+  const Capture lifted = parse_bvh(bvh, "walk.bvh", additive);
+  EXPECT_NEAR(lifted.track("Hips").position(0).y, 1.848865, 1e-12);
+  EXPECT_NEAR(lifted.track("Foot_L").position(0).y, 1.848865 - 2 * 0.800665, 1e-12);
+  // A file whose other joints' channels are relative (zero here) shows no absolute positions:
+  // the BVH description's sum stands, a joint placed by its OFFSET and moved by its channels.
+  const std::string zero = "0 0 0 0 0 0";
+  const std::string relative =
+      bvh.substr(0, bvh.find("MOTION")) + "MOTION\nFrames: 1\nFrame Time: 0.0333333\n" + zero +
+      " -5.70875 90.9025 362.986 0 0 0 " + zero + " " + zero + " " + zero + "\n";
+  const Capture summed = parse_bvh(relative, "relative.bvh", centimetres);
+  EXPECT_NEAR(summed.track("Hips").position(0).y, 1.848865, 1e-12);
+  EXPECT_NEAR(summed.track("Foot_L").position(0).y, 1.848865 - 0.800665, 1e-12);
+}
+
 TEST(BvhLoader, TheUpAxisComesFromTheMotionNotTheRestPose) {
   // A rest pose standing along +Y that the root's channels turn +90 degrees about X in every
   // frame: the motion stands along +Z.
