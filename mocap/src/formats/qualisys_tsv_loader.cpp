@@ -86,10 +86,6 @@ bool names(std::string_view cell, std::string_view want) {
   throw LoadError(path, line, column, message);
 }
 
-/// A 3D (marker) export: optional Frame and Time columns and per marker X Y Z (mm), named
-/// "<marker> X" or given once; or, in older exports, only the X Y Z triplets without a row of
-/// names. An empty cell or a 0, 0, 0 triplet is a gap (QTM writes zeros where a marker was not
-/// seen).
 /// The cells of a data row before its trailing empty ones (a row ending in TAB or space).
 std::size_t filled_width(const std::vector<Cell>& cells) {
   std::size_t n = cells.size();
@@ -145,6 +141,10 @@ void leading_columns(const std::vector<Line>& lines, std::size_t row, std::size_
   }
 }
 
+/// A 3D (marker) export: optional Frame and Time columns and per marker X Y Z (mm), named
+/// "<marker> X" or given once; or, in older exports, the triplets without a row of names
+/// (leading_columns). An empty cell or a 0, 0, 0 triplet is a gap (QTM writes zeros where a marker
+/// was not seen).
 Capture read_markers(const std::vector<Line>& lines, std::size_t row, double frequency,
                      double claimed_frames, const std::vector<std::string>& marker_names,
                      std::size_t names_header_line, const std::string& path,

@@ -124,12 +124,14 @@ void read_trajectories(CsvReader& reader, const LoadOptions& options, CaptureInf
                           ? metres_per(text_at(cells, unit_column), reader,
                                        unit_column < cells.size() ? cells[unit_column].column : 1)
                           : 0.001;
-  info.length_unit = units_row ? std::string(text_at(cells, unit_column)) : "mm";
   if (!units_row) {
     info.notes.push_back("the Trajectories block has no units row: millimetres assumed "
                          "(Vicon's unit)");
   }
-  info.frame_rate = rate;
+  if (info.frame_rate <= 0.0) { // the first block read gives the capture's rate and unit
+    info.frame_rate = rate;
+    info.length_unit = units_row ? std::string(text_at(cells, unit_column)) : "mm";
+  }
   const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Z, unit, info);
   const std::size_t first = out.size();
   for (const MarkerColumns& m : markers) {

@@ -16,10 +16,9 @@ namespace odemocap::detail {
 /// solid's frame: all that a program seeing only the poses after each step can tell. Then, where
 /// the solid turned and the point comes within `bound` (m) of its origin, the path those motions
 /// make, which curves in the solid's frame, in n pieces that each stray from it by at most
-/// `stray` (m, > 0). The two differ where the solid
-/// turned fast: a plate struck off its middle turns 1.5-2.3 rad in a step, and a hand that went
-/// through it on the way can end with the chord beside the plate, or one that passed its rim
-/// with the chord through it.
+/// `stray` (m, > 0). The two differ where the solid turned fast: a plate struck off its middle
+/// turns 1.5-2.3 rad in a step, and a hand that went through it on the way can end with the
+/// chord beside the plate, or one that passed its rim with the chord through it.
 ///
 /// The pieces: with u(s) = from - then.p + s D the point's offset from the solid's origin in
 /// the world (D the difference of the two motions over the step) and theta the turn, the path

@@ -559,11 +559,12 @@ bool overlaps(const dReal* aabb, const Vec3& low, const Vec3& high) {
 }
 
 /// How far the pieces of a point's path through a step, seen from a solid that turned, may
-/// stray from it (m): a tenth of the thinnest plate the tests throw hands at.
+/// stray from it (m): a tenth of the guard's default tolerance, under a tenth of the thinnest
+/// plates' half thickness (2.5 mm) that the tests throw hands at.
 constexpr double k_path_stray = 2e-4;
 
-/// Whether the segment a..b (the box's frame) starts outside the box of half extents `half`
-/// and enters it; if so, through which face (`axis`, and `sign`: the face's side).
+/// Whether the segment a..b (the box's frame) starts outside the box of half extents
+/// `half_extents` and enters it; if so, through which face (`axis`, and `sign`: the face's side).
 bool enters_box(const Vec3& half_extents, const Vec3& a, const Vec3& b, int& axis, double& sign) {
   double enter = -INFINITY;
   double leave = INFINITY;
