@@ -16,6 +16,7 @@
 
 #include <odemocap/load.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -155,16 +156,11 @@ void read_trajectories(CsvReader& reader, const LoadOptions& options, CaptureInf
 /// An object's name from its label in an Objects block's names row: "Global Angle
 /// (Quaternion) Tool:Tool" or "Global Translation Tool:Tool" is "Tool" (Tracker names each
 /// object as a subject with one segment of the same name); "Rig:Base" stays "Rig:Base".
-/// `quaternion` and `angle` tell what the label's columns hold.
-std::string object_name(std::string_view label, bool& quaternion, bool& angle) {
-  quaternion = false;
-  angle = false;
+std::string object_name(std::string_view label) {
   for (const std::string_view prefix :
        {std::string_view("Global Angle (Quaternion) "), std::string_view("Global Angle "),
         std::string_view("Global Translation ")}) {
     if (label.substr(0, prefix.size()) == prefix) {
-      quaternion = prefix.find("Quaternion") != std::string_view::npos;
-      angle = prefix.find("Angle") != std::string_view::npos;
       label.remove_prefix(prefix.size());
       break;
     }
@@ -189,18 +185,15 @@ void read_objects(CsvReader& reader, const LoadOptions& options, CaptureInfo& in
   }
   // Each label names the object of the columns from it to the next label.
   std::vector<std::pair<std::size_t, std::string>> owner; // first column, object
-  std::map<std::string, bool> euler;                      // object -> its angle is no quaternion
   for (std::size_t i = 2; i < cells.size(); ++i) {
     if (cells[i].text.empty()) {
       continue;
     }
-    bool quaternion = false, angle = false;
-    const std::string name = object_name(cells[i].text, quaternion, angle);
+    const std::string name = object_name(cells[i].text);
     if (name.empty()) {
       reader.fail(cells[i].column, "an object label without a name: " + quote(cells[i].text));
     }
     owner.emplace_back(i, name);
-    euler[name] = euler[name] || (angle && !quaternion);
   }
   if (owner.empty()) {
     reader.fail(1, "the Objects block names no object");
@@ -208,26 +201,40 @@ void read_objects(CsvReader& reader, const LoadOptions& options, CaptureInfo& in
   if (!reader.next_row(cells) || text_at(cells, 0) != "Frame") {
     reader.fail(1, "expected the column names (Frame, Sub Frame, RX, RY, RZ, RW, TX, TY, TZ)");
   }
-  detail::TableLayout layout;
-  std::map<std::string, std::size_t> index;
-  const std::size_t names_line = reader.line();
+  // Each object's columns by name; an angle without RW is no quaternion, whatever its label.
+  static const std::pair<const char*, int> slots[] = {{"TX", 0}, {"TY", 1}, {"TZ", 2}, {"RW", 3},
+                                                      {"RX", 4}, {"RY", 5}, {"RZ", 6}};
+  std::map<std::string, std::vector<std::pair<int, std::size_t>>> columns; // object -> slots
+  std::vector<std::string> objects;                                        // in file order
   for (std::size_t k = 0; k < owner.size(); ++k) {
-    const std::string& name = owner[k].second;
     const std::size_t end = k + 1 < owner.size() ? owner[k + 1].first : cells.size();
+    if (columns.find(owner[k].second) == columns.end()) {
+      objects.push_back(owner[k].second);
+    }
+    std::vector<std::pair<int, std::size_t>>& found = columns[owner[k].second];
     for (std::size_t c = owner[k].first; c < end && c < cells.size(); ++c) {
-      static const std::pair<const char*, int> slots[] = {
-          {"TX", 0}, {"TY", 1}, {"TZ", 2}, {"RW", 3}, {"RX", 4}, {"RY", 5}, {"RZ", 6}};
       for (const auto& [column_name, slot] : slots) {
-        if (cells[c].text == column_name && !euler[name]) {
-          detail::assign_column(layout, name, slot, c, cells[c].column, std::string(cells[c].text),
-                                reader);
+        if (cells[c].text == column_name) {
+          found.emplace_back(slot, c);
         }
       }
     }
   }
-  for (const auto& [name, not_quaternion] : euler) {
-    if (not_quaternion) {
+  detail::TableLayout layout;
+  const std::size_t names_line = reader.line();
+  for (const std::string& name : objects) {
+    const std::vector<std::pair<int, std::size_t>>& found = columns[name];
+    const auto has = [&](int slot) {
+      return std::any_of(found.begin(), found.end(),
+                         [&](const std::pair<int, std::size_t>& f) { return f.first == slot; });
+    };
+    if ((has(4) || has(5) || has(6)) && !has(3)) {
       not_read.push_back(name);
+      continue;
+    }
+    for (const auto& [slot, c] : found) {
+      detail::assign_column(layout, name, slot, c, cells[c].column, std::string(cells[c].text),
+                            reader);
     }
   }
   for (const detail::BodyColumns& body : layout.bodies) {

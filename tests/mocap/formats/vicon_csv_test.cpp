@@ -214,6 +214,13 @@ TEST(ViconCsv, ObjectsAreRigidBodiesWithTheirQuaternionsXyzw) {
                                   from_axis_angle({0, 0, 1}, test::k_pi / 2), 1e-8));
   EXPECT_TRUE(both.track("Rig:M1").position_only());
 
+  // The columns tell, not the label: "Global Angle" over RX RY RZ RW is a quaternion too.
+  std::string plain = one_label;
+  plain.replace(plain.find("Global Angle (Quaternion) "), 26, "Global Angle ");
+  const Capture unlabelled = load_capture_from_memory(plain, "plain.csv");
+  EXPECT_TRUE(test::same_rotation(unlabelled.track("Tool").orientation(0),
+                                  from_axis_angle({0, 0, 1}, test::k_pi / 4), 1e-8));
+
   // Euler or helical angles (RX RY RZ under "Global Angle", no RW): the file does not say
   // which convention; skipped, said, and with nothing else in the file an error.
   const std::string euler = "Objects\n100\n,,Global Angle Cam:Cam,,,Global Translation Cam:Cam,,\n"
