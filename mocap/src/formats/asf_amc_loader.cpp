@@ -6,8 +6,9 @@
 // Forward kinematics (the Acclaim convention): every bone's rest frame is aligned with the
 // world; its axis angles give C, the frame the dof rotations are about. With E the bone's
 // rotation from its dof values, M_bone = M_parent C E C^-1 and the bone's end is
-// start + length M_bone direction. Euler angles, for C and for E, compose as R(order[2])
-// R(order[1]) R(order[0]) for an order listed as "XYZ" (x turns first, about the fixed axes).
+// start + length M_bone direction. Euler angles, for C and for E, compose in the order listed
+// (C's axis order, E's dof or root order), each about the fixed axes: R(z) R(y) R(x) for "XYZ"
+// or "rx ry rz" (x turns first), R(x) R(y) R(z) for "rz ry rx".
 // A bone's track is at its start (the joint it turns about), oriented by M_bone, like a BVH
 // joint's: the CMU BVH conversions name these joints LeftHip for lfemur and so on.
 
@@ -17,6 +18,7 @@
 
 #include <odemocap/load.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -108,19 +110,10 @@ Quat euler(const Vec3& a, std::string_view order) {
   return q;
 }
 
-/// euler(a, "XYZ") for the per-frame rotations: Rz Ry Rx, skipping zero angles.
-Quat euler_xyz(const Vec3& a) {
-  Quat q;
-  if (a.x != 0.0) {
-    q = from_axis_angle({1, 0, 0}, a.x);
-  }
-  if (a.y != 0.0) {
-    q = from_axis_angle({0, 1, 0}, a.y) * q;
-  }
-  if (a.z != 0.0) {
-    q = from_axis_angle({0, 0, 1}, a.z) * q;
-  }
-  return q;
+/// `q` turned further by `angle` (radians) about the fixed `axis`; zero angles (a bone turns
+/// about one or two of its axes in most frames) leave it as it is.
+Quat turned(const Quat& q, const Vec3& axis, double angle) {
+  return angle == 0.0 ? q : from_axis_angle(axis, angle) * q;
 }
 
 enum class Dof : std::uint8_t { Rx, Ry, Rz, Tx, Ty, Tz, L };
@@ -177,6 +170,24 @@ private:
   std::string path_;
 };
 
+/// Refuses an axis order that is not X, Y and Z once each (any case): euler() would read any
+/// other letter as Z.
+void check_axis_order(std::string_view word, std::size_t line, const Reader& r) {
+  const std::string w = lower(word);
+  if (w.size() != 3 || std::count(w.begin(), w.end(), 'x') != 1 ||
+      std::count(w.begin(), w.end(), 'y') != 1 || std::count(w.begin(), w.end(), 'z') != 1) {
+    r.fail(line, "axis order must name x, y and z once each, found " + quote(word));
+  }
+}
+
+/// Refuses a channel listed twice: its second value would silently replace or add to the first.
+void check_new(const std::vector<Dof>& listed, Dof d, std::string_view word, std::size_t line,
+               const Reader& r) {
+  if (std::find(listed.begin(), listed.end(), d) != listed.end()) {
+    r.fail(line, "channel " + quote(word) + " listed twice");
+  }
+}
+
 Asf parse_asf(std::string_view text, const Reader& r) {
   Asf asf;
   asf.bones.push_back({"root", {}, 0.0, Quat{}, {}, -1, 0});
@@ -219,9 +230,11 @@ Asf parse_asf(std::string_view text, const Reader& r) {
           if (!dof_of(w[i], d)) {
             r.fail(line.number, "root order: unknown channel " + quote(w[i]));
           }
+          check_new(asf.root_order, d, w[i], line.number, r);
           asf.root_order.push_back(d);
         }
       } else if (key == "axis" && w.size() == 2) {
+        check_axis_order(w[1], line.number, r);
         axis_words = {w[1]};
       } else if (key == "position" && w.size() == 4) {
         asf.root_position = {r.number(w[1], line.number, "root position"),
@@ -253,6 +266,7 @@ Asf parse_asf(std::string_view text, const Reader& r) {
       } else if (key == "length" && w.size() == 2) {
         bone->length = r.number(w[1], line.number, "length");
       } else if (key == "axis" && w.size() == 5) {
+        check_axis_order(w[4], line.number, r);
         const Vec3 a{r.number(w[1], line.number, "axis"), r.number(w[2], line.number, "axis"),
                      r.number(w[3], line.number, "axis")};
         bone->c = euler(a * angle_unit, w[4]);
@@ -262,6 +276,7 @@ Asf parse_asf(std::string_view text, const Reader& r) {
           if (!dof_of(w[i], d)) {
             r.fail(line.number, "dof: unknown degree of freedom " + quote(w[i]));
           }
+          check_new(bone->dofs, d, w[i], line.number, r);
           bone->dofs.push_back(d);
         }
       }
@@ -535,15 +550,19 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
         }
         continue;
       }
-      Vec3 rotation, translation;
+      // The rotations compose in the order the skeleton lists them, each about the fixed axes
+      // of the bone's axis frame (the ASF definition's "order of transformation"): CMU's
+      // "rx ry rz" gives Rz Ry Rx, the definition's own root example "rz ry rx" Rx Ry Rz.
+      Quat turn;
+      Vec3 translation;
       bool translated = false;
       double stretch = 0.0;
       for (std::size_t k = 0; k < dofs.size() && k < values[b].size(); ++k) {
         const double v = values[b][k];
         switch (dofs[k]) {
-        case Dof::Rx: rotation.x = v * angle; break;
-        case Dof::Ry: rotation.y = v * angle; break;
-        case Dof::Rz: rotation.z = v * angle; break;
+        case Dof::Rx: turn = turned(turn, {1, 0, 0}, v * angle); break;
+        case Dof::Ry: turn = turned(turn, {0, 1, 0}, v * angle); break;
+        case Dof::Rz: turn = turned(turn, {0, 0, 1}, v * angle); break;
         case Dof::Tx:
           translation.x = v;
           translated = true;
@@ -560,7 +579,6 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
         }
       }
       const Quat c = b == 0 ? asf.root_c : bone.c;
-      const Quat turn = euler_xyz(rotation);
       if (b == 0) {
         m[0] = c * turn * conj(c);
         // The root's translation channels are its position (absolute, as CMU writes them).

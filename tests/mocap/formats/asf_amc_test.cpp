@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -123,6 +126,153 @@ TEST(AsfAmc, ANaiveOrderOfTheAxisAnglesMissesTheBvh) {
   cmu.unit_in_metres = k_cmu;
   const Capture bvh = load_capture(test::repo_data("cmu/131_03.bvh"), cmu);
   EXPECT_GT(norm(naive.track("ltoes").position(0) - bvh.track("LeftToe").position(0)), 0.01);
+}
+
+TEST(AsfAmc, RotationsTurnInTheOrderTheSkeletonListsThem) {
+  // The ASF definition's own root example lists "order tx ty tz rz ry rx": z turns first,
+  // then y, then x, about the fixed axes, so M = Rx Ry Rz. Bone a points up (+Y), one unit
+  // long; b starts at its end. Frame 1 turns the root rz 90 then rx 90: a's end goes
+  // (0,1,0) -> (-1,0,0) -> (-1,0,0). Frame 2 turns bone a ("dof rz rx") the same way.
+  // Composed X first, as CMU's order would be, it would end at (0,0,1) in both.
+  const std::string asf = ":units\n  length 1\n  angle deg\n:root\n  order TX TY TZ RZ RY RX\n"
+                          "  axis XYZ\n  position 0 0 0\n  orientation 0 0 0\n:bonedata\n"
+                          "  begin\n    name a\n    direction 0 1 0\n    length 1\n"
+                          "    axis 0 0 0 XYZ\n    dof rz rx\n  end\n"
+                          "  begin\n    name b\n    direction 0 1 0\n    length 1\n"
+                          "    axis 0 0 0 XYZ\n  end\n:hierarchy\n  begin\n    root a\n"
+                          "    a b\n  end\n";
+  const std::string amc = ":FULLY-SPECIFIED\n:DEGREES\n1\nroot 0 0 0 90 0 90\na 0 0\n"
+                          "2\nroot 0 0 0 0 0 0\na 90 90\n";
+  LoadOptions metres;
+  metres.unit_in_metres = 1.0;
+  const Capture c = parse_asf_amc(asf, amc, "zyx.amc", metres);
+  for (std::size_t f = 0; f < 2; ++f) {
+    EXPECT_NEAR(norm(c.track("b").position(f) - Vec3{-1, 0, 0}), 0.0, 1e-12) << "frame " << f;
+    EXPECT_GT(norm(c.track("b").position(f) - Vec3{0, 0, 1}), 1.0); // not the X-first reading
+  }
+  // A channel listed twice, or an axis order that is not x, y and z, is refused.
+  std::string twice = asf;
+  twice.replace(twice.find("dof rz rx"), 9, "dof rz rz");
+  const std::string e1 =
+      test::error_message<LoadError>([&] { parse_asf_amc(twice, amc, "m.amc", metres); });
+  EXPECT_NE(e1.find("'rz' listed twice"), std::string::npos) << e1;
+  EXPECT_NE(e1.find("(skeleton):15:"), std::string::npos) << e1;
+  std::string axes = asf;
+  axes.replace(axes.find("0 0 0 XYZ"), 9, "0 0 0 XYW");
+  const std::string e2 =
+      test::error_message<LoadError>([&] { parse_asf_amc(axes, amc, "m.amc", metres); });
+  EXPECT_NE(e2.find("axis order"), std::string::npos) << e2;
+}
+
+/// The rotation Rz(z) Ry(y) Rx(x) (angles in degrees) as the angles (a, b, c) of the same
+/// rotation written Rx(a) Ry(b) Rz(c), from its matrix.
+Vec3 xyz_to_zyx_degrees(const Vec3& xyz) {
+  const double d = test::k_pi / 180.0;
+  using M = std::array<std::array<double, 3>, 3>;
+  const auto mul = [](const M& p, const M& q) {
+    M r{};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        for (int k = 0; k < 3; ++k) {
+          r[i][j] += p[i][k] * q[k][j];
+        }
+      }
+    }
+    return r;
+  };
+  const double cx = std::cos(xyz.x * d), sx = std::sin(xyz.x * d);
+  const double cy = std::cos(xyz.y * d), sy = std::sin(xyz.y * d);
+  const double cz = std::cos(xyz.z * d), sz = std::sin(xyz.z * d);
+  const M rx{{{1, 0, 0}, {0, cx, -sx}, {0, sx, cx}}};
+  const M ry{{{cy, 0, sy}, {0, 1, 0}, {-sy, 0, cy}}};
+  const M rz{{{cz, -sz, 0}, {sz, cz, 0}, {0, 0, 1}}};
+  const M r = mul(rz, mul(ry, rx));
+  // Rx(a) Ry(b) Rz(c) has r02 = sin b, r12 = -sin a cos b, r22 = cos a cos b,
+  // r01 = -cos b sin c, r00 = cos b cos c.
+  return {std::atan2(-r[1][2], r[2][2]) / d, std::asin(r[0][2]) / d,
+          std::atan2(-r[0][1], r[0][0]) / d};
+}
+
+TEST(AsfAmc, CmuRewrittenInTheReverseOrderLandsEveryJointWhereCmusOwnFileDoes) {
+  // CMU 131 with its root order and every three-rotation bone rewritten "rz ry rx", and each
+  // frame's angles converted (outside the loader, by matrix) to that order: the same motion,
+  // so every joint must land where it does in CMU's file.
+  std::istringstream in(slurp(test::repo_data("cmu/131.asf")));
+  std::ostringstream asf;
+  std::set<std::string> reversed{"root"};
+  std::string line, bone;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string key, value;
+    words >> key >> value;
+    if (key == "name") {
+      bone = value;
+    } else if (key == "order") {
+      line = "   order TX TY TZ RZ RY RX";
+    } else if (key == "dof" && line.find("rx ry rz") != std::string::npos) {
+      line = "    dof rz ry rx";
+      reversed.insert(bone);
+    }
+    asf << line << '\n';
+  }
+  ASSERT_GT(reversed.size(), 10u);
+  std::istringstream motion(slurp(test::repo_data("cmu/131_03_first3.amc")));
+  std::ostringstream amc, amc_x_first; // the latter: the same angles, written X first
+  const auto joined = [](const std::string& name, const std::vector<double>& v) {
+    std::ostringstream out;
+    out.precision(17);
+    out << name;
+    for (const double x : v) {
+      out << ' ' << x;
+    }
+    return out.str();
+  };
+  while (std::getline(motion, line)) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    if (reversed.count(name) > 0) {
+      std::vector<double> v;
+      for (double x; words >> x;) {
+        v.push_back(x);
+      }
+      const std::size_t r = v.size() - 3; // the root's translations come first
+      const Vec3 zyx = xyz_to_zyx_degrees({v[r], v[r + 1], v[r + 2]});
+      std::vector<double> x_first = v;
+      x_first[r] = zyx.x;
+      x_first[r + 1] = zyx.y;
+      x_first[r + 2] = zyx.z;
+      amc_x_first << joined(name, x_first) << '\n';
+      v[r] = zyx.z;
+      v[r + 1] = zyx.y;
+      v[r + 2] = zyx.x;
+      amc << joined(name, v) << '\n';
+    } else {
+      amc << line << '\n';
+      amc_x_first << line << '\n';
+    }
+  }
+  const Capture turned = parse_asf_amc(asf.str(), amc.str(), "zyx.amc");
+  const Capture cmu = load_capture(test::repo_data("cmu/131_03_first3.amc"));
+  ASSERT_EQ(turned.tracks().size(), cmu.tracks().size());
+  double worst = 0.0, naive = 0.0;
+  for (std::size_t t = 0; t < cmu.tracks().size(); ++t) {
+    for (std::size_t f = 0; f < 3; ++f) {
+      worst = std::fmax(worst, norm(turned.tracks()[t].position(f) - cmu.tracks()[t].position(f)));
+    }
+  }
+  EXPECT_LT(worst, 1e-9);
+  // Read X first (the order ignored: each value still taken as the angle its channel names),
+  // the rewritten file puts joints centimetres off. CMU's file (X first) read for that.
+  const Capture ignored =
+      parse_asf_amc(slurp(test::repo_data("cmu/131.asf")), amc_x_first.str(), "ignored.amc");
+  for (std::size_t t = 0; t < cmu.tracks().size(); ++t) {
+    naive = std::fmax(naive, norm(ignored.tracks()[t].position(0) - cmu.tracks()[t].position(0)));
+  }
+  EXPECT_GT(naive, 0.01);
+  std::printf("[ metric ] CMU 131 rewritten rz ry rx: worst joint %.2g m from CMU's; read X "
+              "first: %.3f m\n",
+              worst, naive);
 }
 
 TEST(AsfAmc, BrokenFilesSayWhichFileLineAndWhat) {
