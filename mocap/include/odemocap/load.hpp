@@ -104,8 +104,9 @@ struct LoadOptions {
   std::string skeleton_file;
   /// BVH: how root position channels combine with the OFFSET (see mocap/README.md, "BVH").
   BvhRootPositions bvh_root_positions = BvhRootPositions::Auto;
-  /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated: a BVH `Frames:`
-  /// that disagrees with the rows, a C3D data block cut short or with a DATA_START of 0.
+  /// Refuse what is otherwise loaded with a note in CaptureInfo::tolerated, in every format:
+  /// e.g. a BVH `Frames:`, TRC `NumFrames` or QTM `NO_OF_FRAMES` that disagrees with the rows,
+  /// a C3D data block cut short or with a DATA_START of 0, an undeclared length unit.
   bool strict = false;
   /// Largest file accepted, in bytes (most formats are read whole; see load_capture).
   std::size_t max_file_bytes = std::size_t{1} << 31;

@@ -146,9 +146,9 @@ void leading_columns(const std::vector<Line>& lines, std::size_t row, std::size_
 /// (leading_columns). An empty cell or a 0, 0, 0 triplet is a gap (QTM writes zeros where a marker
 /// was not seen).
 Capture read_markers(const std::vector<Line>& lines, std::size_t row, double frequency,
-                     double claimed_frames, const std::vector<std::string>& marker_names,
-                     std::size_t names_header_line, const std::string& path,
-                     const LoadOptions& options) {
+                     double claimed_frames, std::size_t frames_line,
+                     const std::vector<std::string>& marker_names, std::size_t names_header_line,
+                     const std::string& path, const LoadOptions& options) {
   std::set<std::string_view> distinct;
   for (std::size_t m = 0; m < marker_names.size(); ++m) {
     if (marker_names[m].empty() || !distinct.insert(marker_names[m]).second) {
@@ -257,9 +257,12 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
     fail_at(path, lines.empty() ? 0 : lines.back().number, 0, "the file has no data rows");
   }
   if (claimed_frames != static_cast<double>(frame)) {
-    info.tolerated.push_back("NO_OF_FRAMES says " + detail::describe(claimed_frames) +
-                             " but the file has " + std::to_string(frame) +
-                             " data rows; the rows were read");
+    const std::string cut = "NO_OF_FRAMES says " + detail::describe(claimed_frames) +
+                            " but the file has " + std::to_string(frame) + " data rows";
+    if (options.strict) {
+      fail_at(path, frames_line, 14, cut + " (LoadOptions::strict refuses this)");
+    }
+    info.tolerated.push_back(cut + "; the rows were read");
     info.notes.push_back(info.tolerated.back());
   }
   Capture capture(info);
@@ -357,8 +360,8 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
            "NO_OF_MARKERS says " + detail::quote(value("NO_OF_MARKERS")[0]) +
                " but MARKER_NAMES lists " + std::to_string(marker_names.size()));
     }
-    return read_markers(lines, row, frequency, claimed_frames, marker_names,
-                        header_line["MARKER_NAMES"], path, options);
+    return read_markers(lines, row, frequency, claimed_frames, header_line["NO_OF_FRAMES"],
+                        marker_names, header_line["MARKER_NAMES"], path, options);
   }
   const double claimed_bodies = header_number("NO_OF_BODIES");
   const std::vector<std::string>& body_names = value("BODY_NAMES");
@@ -521,8 +524,13 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     ++frame;
   }
   if (claimed_frames != static_cast<double>(frame)) {
-    info.notes.push_back("NO_OF_FRAMES says " + value("NO_OF_FRAMES")[0] + " but the file has " +
-                         std::to_string(frame) + " data rows; the rows were read");
+    const std::string cut = "NO_OF_FRAMES says " + value("NO_OF_FRAMES")[0] + " but the file has " +
+                            std::to_string(frame) + " data rows";
+    if (options.strict) {
+      fail(header_line["NO_OF_FRAMES"], 14, cut + " (LoadOptions::strict refuses this)");
+    }
+    info.tolerated.push_back(cut + "; the rows were read");
+    info.notes.push_back(info.tolerated.back());
   }
   Capture capture(info);
   for (std::size_t b = 0; b < tracks.size(); ++b) {

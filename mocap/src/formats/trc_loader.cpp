@@ -97,6 +97,7 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   if (!next_filled(reader, cells)) {
     reader.fail(1, "the file ends before the values of " + quote(keys[0]) + " ...");
   }
+  const std::size_t values_line = reader.line();
   const std::vector<CsvCell> value_cells = filled(cells);
   std::map<std::string, std::pair<std::string, std::size_t>> values;
   for (std::size_t i = 0; i < keys.size() && i < value_cells.size(); ++i) {
@@ -161,13 +162,20 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   if (units == values.end()) {
     info.notes.push_back("no Units in the header");
   }
+  // What the file gets wrong but can be read past: refused when strict, else kept as a note.
+  const auto tolerate = [&](std::size_t line, const std::string& what) {
+    if (options.strict) {
+      throw LoadError(std::string(source), line, 0, what + " (LoadOptions::strict refuses this)");
+    }
+    info.tolerated.push_back(what);
+  };
   if (claimed_markers >= 0 && claimed_markers != static_cast<double>(names.size())) {
-    info.tolerated.push_back("NumMarkers says " + detail::describe(claimed_markers) + " but line " +
-                             std::to_string(names_line) + " names " + std::to_string(names.size()) +
-                             " markers; the names were used");
+    tolerate(values_line, "NumMarkers says " + detail::describe(claimed_markers) + " but line " +
+                              std::to_string(names_line) + " names " +
+                              std::to_string(names.size()) + " markers; the names were used");
   }
   if (elsewhere) {
-    info.tolerated.push_back("line " + std::to_string(names_line) +
+    tolerate(names_line, "line " + std::to_string(names_line) +
                              " puts marker names over other columns than their X columns; "
                              "marker k was read from columns 2 + 3k, as OpenSim reads it");
   }
@@ -259,9 +267,9 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     reader.fail(1, "the file has no data rows");
   }
   if (claimed_frames >= 0 && claimed_frames != static_cast<double>(rows)) {
-    info.tolerated.push_back("NumFrames says " + detail::describe(claimed_frames) +
-                             " but the file has " + std::to_string(rows) +
-                             " data rows; the rows were read");
+    tolerate(values_line, "NumFrames says " + detail::describe(claimed_frames) +
+                              " but the file has " + std::to_string(rows) +
+                              " data rows; the rows were read");
   }
   for (const std::string& t : info.tolerated) {
     info.notes.push_back(t);

@@ -202,11 +202,19 @@ TEST(QualisysTsv, BrokenFilesNameLineAndColumn) {
   EXPECT_EQ(error_of(replace(good, "Wand\tPlate", "Wand\tPlate\t")), "(no error)");
 }
 
-TEST(QualisysTsv, FrameCountClaimDisagreeingWithTheRowsIsNoted) {
-  const Capture c =
-      parse_qualisys_tsv(replace(k_modern, "NO_OF_FRAMES\t4", "NO_OF_FRAMES\t9"), "short.tsv");
-  ASSERT_FALSE(c.info().notes.empty());
-  EXPECT_NE(c.info().notes[0].find("NO_OF_FRAMES says 9 but the file has 4"), std::string::npos);
+TEST(QualisysTsv, FrameCountClaimDisagreeingWithTheRowsIsToleratedOrRefusedWhenStrict) {
+  const std::string text = replace(k_modern, "NO_OF_FRAMES\t4", "NO_OF_FRAMES\t9");
+  const Capture c = parse_qualisys_tsv(text, "short.tsv");
+  ASSERT_EQ(c.info().tolerated.size(), 1u);
+  EXPECT_NE(c.info().tolerated[0].find("NO_OF_FRAMES says 9 but the file has 4"),
+            std::string::npos);
+  EXPECT_TRUE(test::has_note(c.info(), "NO_OF_FRAMES says 9"));
+  LoadOptions strict;
+  strict.strict = true;
+  const std::string refused =
+      test::error_message<LoadError>([&] { parse_qualisys_tsv(text, "short.tsv", strict); });
+  EXPECT_NE(refused.find("short.tsv:1:"), std::string::npos) << refused; // NO_OF_FRAMES's line
+  EXPECT_NE(refused.find("strict"), std::string::npos) << refused;
 }
 
 } // namespace
@@ -253,6 +261,9 @@ TEST(QualisysTsv3d, OlderExportsWithoutColumnNamesAndACountThatDisagrees) {
   EXPECT_TRUE(test::near_vec(c.track("RASI").position(1), {0.301, 0.2, 0.9}, 1e-15));
   ASSERT_EQ(c.info().tolerated.size(), 1u);
   EXPECT_NE(c.info().tolerated[0].find("NO_OF_FRAMES says 4 but the file has 2"), std::string::npos);
+  LoadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(parse_qualisys_tsv(text, "old.tsv", strict), LoadError);
 }
 
 // Layouts of real QTM 3D exports: a header without DATA_INCLUDED, DESCRIPTION or TIME_STAMP

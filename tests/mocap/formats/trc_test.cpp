@@ -57,6 +57,12 @@ TEST(Trc, CountsThatDisagreeAreToleratedAndBrokenFilesAreLocated) {
   ASSERT_EQ(c.info().tolerated.size(), 2u);
   EXPECT_NE(c.info().tolerated[0].find("NumMarkers says 49 but line 4 names 2"), std::string::npos);
   EXPECT_NE(c.info().tolerated[1].find("NumFrames says 300 but the file has 3"), std::string::npos);
+  LoadOptions strict;
+  strict.strict = true;
+  const std::string refused =
+      test::error_message<LoadError>([&] { parse_trc(text, "cut.trc", strict); });
+  EXPECT_NE(refused.find("cut.trc:3:"), std::string::npos) << refused; // the counts' line
+  EXPECT_NE(refused.find("NumMarkers says 49"), std::string::npos) << refused;
 
   const auto error = [](const std::string& t) {
     return test::error_message<LoadError>([&] { parse_trc(t, "bad.trc"); });
