@@ -183,6 +183,11 @@ public:
   /// Appends an invalid sample (a gap) at `time`, with the same checks on time.
   void append_gap(double time);
 
+  /// Replaces every sample's time by `times` (one per sample, each checked as append() checks
+  /// a time), e.g. a loader's file times rounded in print by the rate's grid they were. Throws
+  /// MocapError naming the sample when a time is refused; the track is then unchanged.
+  void retime(const std::vector<double>& times);
+
   /// Multiplies every position by `factor` (finite, > 0), e.g. to convert units. Throws
   /// MocapError when a position would pass k_max_abs_position.
   void scale_positions(double factor);

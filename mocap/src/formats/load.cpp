@@ -408,6 +408,61 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   return conversion;
 }
 
+double printed_resolution(std::string_view text) {
+  text = trim(text);
+  if (text.find_first_of("eE") != std::string_view::npos) {
+    return 0.0;
+  }
+  const std::size_t point = text.find('.');
+  if (point == std::string_view::npos) {
+    return text.empty() ? 0.0 : 1.0;
+  }
+  return std::pow(10.0, -static_cast<double>(text.size() - point - 1));
+}
+
+void use_rate_grid(std::vector<Track>& tracks, const std::vector<double>& times, double rate,
+                   double resolution, CaptureInfo& info) {
+  if (times.size() < 2 || !(rate > 0.0) || !std::isfinite(rate) || !(resolution > 0.0) ||
+      !(resolution < 0.25 / rate)) {
+    return;
+  }
+  std::vector<double> grid(times.size());
+  const double first = times[0];
+  double previous_k = -1.0;
+  double worst = 0.0; // the largest step of a printed interval from the grid's, in intervals
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double k = std::round((times[i] - first) * rate);
+    grid[i] = first + k / rate;
+    if (!(k > previous_k) || !(std::fabs(times[i] - grid[i]) <= resolution * (1.0 + 1e-9))) {
+      return; // not the grid: the file's times stand
+    }
+    if (i > 0) {
+      const double printed = times[i] - times[i - 1];
+      const double nominal = grid[i] - grid[i - 1];
+      worst = std::fmax(worst, std::fabs(printed - nominal) / nominal);
+    }
+    previous_k = k;
+  }
+  if (!(worst > 1e-9)) {
+    return; // the printed times are the grid already
+  }
+  std::size_t retimed = 0;
+  for (Track& track : tracks) {
+    if (track.size() == times.size()) {
+      track.retime(grid);
+      ++retimed;
+    }
+  }
+  if (retimed > 0) {
+    const double percent = 100.0 * worst;
+    const double digits = std::pow(10.0, 1.0 - std::floor(std::log10(percent))); // two of them
+    info.notes.push_back("the times, printed to " + describe(resolution) + " s, are the " +
+                         describe(rate) + " Hz grid rounded (intervals up to " +
+                         describe(std::round(percent * digits) / digits) +
+                         "% off it): the grid's times used");
+  }
+}
+
 void infer_unit_from_coordinates(Capture& capture, const std::string& why,
                                  const LoadOptions& options) {
   CaptureInfo& info = capture.info();

@@ -212,6 +212,8 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   std::vector<double> q, p;
   double previous = -INFINITY;
   std::size_t frames = 0;
+  std::vector<double> times;         // the frames' (s)
+  double time_resolution = INFINITY; // the finest they are printed to (s; whole ms in MVN's)
   for (const pugi::xml_node& frame : subject.child("frames").children("frame")) {
     if (std::string_view(frame.attribute("type").as_string()) != "normal") {
       continue; // identity, tpose and tpose-isb reference frames
@@ -222,6 +224,9 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
                                  " ms is not a number after the previous frame's");
     }
     previous = t;
+    times.push_back(t);
+    time_resolution = std::fmin(
+        time_resolution, detail::printed_resolution(frame.attribute("time").as_string()) / 1000.0);
     const pugi::xml_node orientation = frame.child("orientation");
     const pugi::xml_node position = frame.child("position");
     if (!numbers(orientation.child_value(), q) || q.size() != 4 * names.size()) {
@@ -248,6 +253,7 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   if (frames == 0) {
     fail(offset_of(subject), "no <frame type=\"normal\"> (only reference poses)");
   }
+  detail::use_rate_grid(tracks, times, rate, time_resolution, info);
   std::optional<Skeleton> skeleton = hierarchy(subject, names, fail, offset_of);
   Capture capture(std::move(info));
   for (Track& track : tracks) {

@@ -122,11 +122,16 @@ void leading_columns(const std::vector<Line>& lines, std::size_t row, std::size_
     return;
   }
   if (width == values + 1) {
+    // A time printed to r steps by 1 / FREQUENCY within 2 r (0.008, 0.017 at 120 Hz).
     double a = 0.0, b = 0.0;
-    const bool steps = first_rows.size() == 2 &&
-                       detail::parse_double(trim(first_rows[0][0].text), a) &&
-                       detail::parse_double(trim(first_rows[1][0].text), b) &&
-                       std::fabs((b - a) * frequency - 1.0) < 1e-3 && b - a != 1.0;
+    const bool numbers = first_rows.size() == 2 &&
+                         detail::parse_double(trim(first_rows[0][0].text), a) &&
+                         detail::parse_double(trim(first_rows[1][0].text), b);
+    const double r = numbers ? std::fmin(detail::printed_resolution(first_rows[0][0].text),
+                                         detail::printed_resolution(first_rows[1][0].text))
+                             : 0.0;
+    const double slack = std::fmax(1e-3 / frequency, r < 0.25 / frequency ? 2.0 * r : 0.0);
+    const bool steps = numbers && std::fabs((b - a) - 1.0 / frequency) <= slack && b - a != 1.0;
     time_column = steps ? 0 : std::numeric_limits<std::size_t>::max();
     first_x = 1;
     info.notes.push_back(std::string("no row of column names: the first column read as ") +
@@ -211,6 +216,8 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
   }
   std::size_t frame = 0;
   double previous_time = -std::numeric_limits<double>::infinity();
+  std::vector<double> times;         // the time column's, row by row
+  double time_resolution = INFINITY; // the finest it is printed to
   for (std::size_t r = data_row; r < lines.size(); ++r) {
     const Line& line = lines[r];
     if (trim(line.text).empty()) {
@@ -235,6 +242,9 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
         fail_at(path, line.number, time_column < cells.size() ? cells[time_column].column : 1,
                 "the time does not increase from the row before");
       }
+      time_resolution =
+          std::fmin(time_resolution, detail::printed_resolution(cells[time_column].text));
+      times.push_back(t);
     }
     previous_time = t;
     for (std::size_t m = 0; m < tracks.size(); ++m) {
@@ -256,6 +266,7 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
   if (frame == 0) {
     fail_at(path, lines.empty() ? 0 : lines.back().number, 0, "the file has no data rows");
   }
+  detail::use_rate_grid(tracks, times, frequency, time_resolution, info);
   if (claimed_frames != static_cast<double>(frame)) {
     const std::string cut = "NO_OF_FRAMES says " + detail::describe(claimed_frames) +
                             " but the file has " + std::to_string(frame) + " data rows";
@@ -453,6 +464,8 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
 
   std::size_t frame = 0;
   double previous_time = -std::numeric_limits<double>::infinity();
+  std::vector<double> times;         // the time column's, row by row
+  double time_resolution = INFINITY; // the finest it is printed to
   for (std::size_t r = row + 1; r < lines.size(); ++r) {
     const Line& line = lines[r];
     if (trim(line.text).empty()) {
@@ -482,6 +495,9 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
              "time " + detail::quote(trim(cells[time_column].text)) +
                  " does not increase from the row before");
       }
+      time_resolution =
+          std::fmin(time_resolution, detail::printed_resolution(cells[time_column].text));
+      times.push_back(t);
     }
     previous_time = t;
     for (std::size_t b = 0; b < body_start.size(); ++b) {
@@ -532,6 +548,7 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     info.tolerated.push_back(cut + "; the rows were read");
     info.notes.push_back(info.tolerated.back());
   }
+  detail::use_rate_grid(tracks, times, frequency, time_resolution, info);
   Capture capture(info);
   for (std::size_t b = 0; b < tracks.size(); ++b) {
     if (kept[b]) {

@@ -211,11 +211,13 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   const std::size_t extra_start = first_column.back() + 3;
   std::vector<Track> extra;
   std::vector<double> times;
+  double time_resolution = INFINITY; // the finest the time column is printed to
   while (next_filled(reader, cells)) {
     double t = 0.0;
     if (cells.size() < 2 || detail::read_number(cells[1], false, t) != detail::CellKind::Number) {
       reader.fail(cells.size() > 1 ? cells[1].column : 1, "the time must be a number");
     }
+    time_resolution = std::fmin(time_resolution, detail::printed_resolution(cells[1].text));
     if (!(t > previous)) {
       reader.fail(cells[1].column,
                   "time " + detail::describe(t) + " s is not after the previous row's");
@@ -266,6 +268,7 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   if (rows == 0) {
     reader.fail(1, "the file has no data rows");
   }
+  detail::use_rate_grid(tracks, times, rate, time_resolution, info);
   if (claimed_frames >= 0 && claimed_frames != static_cast<double>(rows)) {
     tolerate(values_line, "NumFrames says " + detail::describe(claimed_frames) +
                               " but the file has " + std::to_string(rows) +

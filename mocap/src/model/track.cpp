@@ -185,6 +185,32 @@ double Track::median_interval() const {
   return *middle;
 }
 
+void Track::retime(const std::vector<double>& times) {
+  if (times.size() != times_.size()) {
+    throw MocapError("track '" + name_ + "': " + std::to_string(times.size()) + " new times for " +
+                     std::to_string(times_.size()) + " samples");
+  }
+  Track check(name_); // append()'s checks (and messages), on a track of the new times alone
+  check.times_.reserve(times.size());
+  for (const double t : times) {
+    check.check_time(t);
+    check.times_.push_back(t);
+  }
+  times_ = std::move(check.times_);
+  if (!times_.empty()) {
+    front_time_ = times_.front();
+    back_time_ = times_.back();
+  }
+  const ValidIndices valid = valid_indices();
+  if (!valid.empty()) {
+    first_valid_time_ = times_[valid.front()];
+    last_valid_time_ = times_[valid.back()];
+  }
+  if (valid.size() > 1) {
+    index_scale_ = static_cast<double>(valid.size() - 1) / (last_valid_time_ - first_valid_time_);
+  }
+}
+
 void Track::scale_positions(double factor) {
   detail::require_positive_finite(factor, "Track::scale_positions", "factor");
   for (const Vec3& p : positions_) {

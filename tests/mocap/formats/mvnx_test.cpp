@@ -3,11 +3,18 @@
 // w x y z and position per segment), written here from the MVN user manual's description.
 #include "support/error_message.hpp"
 #include "support/mvnx_leg.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -46,13 +53,71 @@ TEST(Mvnx, SegmentsBecomeTracksFromTheNormalFrames) {
   ASSERT_EQ(c.tracks().size(), 2u);
   const Track& hand = c.track("RightHand");
   ASSERT_EQ(hand.size(), 2u); // the identity and T-pose reference frames are not motion
-  EXPECT_EQ(hand.time(1), 0.017);
+  // MVN prints whole milliseconds: 17 is 1/60 s rounded, and the frames are 1/60 s apart.
+  EXPECT_NEAR(hand.time(1), 1.0 / 60.0, 1e-15);
   EXPECT_TRUE(test::near_vec(hand.position(0), {0.6, 0.2, 1.3}, 1e-15));
   // w x y z: a quarter turn about z, then a third of a turn about (1, 1, 1).
   EXPECT_TRUE(
       test::same_rotation(hand.orientation(0), from_axis_angle({0, 0, 1}, M_PI / 2), 1e-12));
   EXPECT_TRUE(test::same_rotation(hand.orientation(1),
                                   from_axis_angle(normalized(Vec3{1, 1, 1}), 2 * M_PI / 3), 1e-12));
+}
+
+/// An MVNX file of one segment moving at 0.5 m/s along x at `rate` Hz for `n` frames, its
+/// frame times printed in whole milliseconds as MVN prints them (rounded), frames in `dropped`
+/// left out.
+std::string moving_at(double rate, int n, const std::vector<int>& dropped = {}) {
+  std::string frames;
+  for (int i = 0; i < n; ++i) {
+    if (std::find(dropped.begin(), dropped.end(), i) != dropped.end()) {
+      continue;
+    }
+    const double t = i / rate;
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "<frame time=\"%.0f\" index=\"%d\" type=\"normal\"><orientation>1 0 0 0 1 0 "
+                  "0 0</orientation><position>%.9f 0 1 0 0 1</position></frame>\n",
+                  1000.0 * t, i, 0.5 * t);
+    frames += buf;
+  }
+  std::string text = mvnx(frames);
+  text.replace(text.find("frameRate=\"60\""), 14,
+               "frameRate=\"" + std::to_string(int(rate)) + "\"");
+  return text;
+}
+
+TEST(Mvnx, WholeMillisecondTimesAreTheFrameRatesGridRounded) {
+  // At 240 Hz MVN's times read 0, 4, 8, 12, 17, 21 ms: intervals of 4 and 5 ms where every one is
+  // 4.17 ms. Taken as they are, a body moving at 0.5 m/s would move at 0.42 and 0.52 m/s from
+  // one interval to the next; the frames are the rate's grid, and a dropped frame stays out.
+  const Capture c = parse_mvnx(moving_at(240, 48, {20}), "fast.mvnx");
+  const Track& pelvis = c.track("Pelvis");
+  ASSERT_EQ(pelvis.size(), 47u);
+  double fastest = 0.0, slowest = INFINITY;
+  for (std::size_t i = 0; i < pelvis.size(); ++i) {
+    const int frame = static_cast<int>(i) + (i >= 20 ? 1 : 0);
+    EXPECT_NEAR(pelvis.time(i), frame / 240.0, 1e-15) << i;
+    if (i > 0) {
+      const double v =
+          (pelvis.position(i).x - pelvis.position(i - 1).x) / (pelvis.time(i) - pelvis.time(i - 1));
+      fastest = std::fmax(fastest, v);
+      slowest = std::fmin(slowest, v);
+    }
+  }
+  EXPECT_NEAR(fastest, 0.5, 1e-6);
+  EXPECT_NEAR(slowest, 0.5, 1e-6);
+  EXPECT_TRUE(test::has_note(c.info(), "the 240 Hz grid rounded"));
+  // The file's own times, for the record: 4 and 5 ms apart.
+  const std::string text = moving_at(240, 48);
+  EXPECT_NE(text.find("time=\"12\""), std::string::npos);
+  EXPECT_NE(text.find("time=\"17\""), std::string::npos);
+  // Times that are not the grid within a millisecond (a frame 3 ms late) are kept as written.
+  std::string late = text;
+  late.replace(late.find("time=\"12\""), 9, "time=\"15\"");
+  const Capture kept = parse_mvnx(late, "late.mvnx");
+  EXPECT_EQ(kept.track("Pelvis").time(3), 0.015);
+  EXPECT_EQ(kept.track("Pelvis").time(1), 0.004);
+  EXPECT_FALSE(test::has_note(kept.info(), "grid"));
 }
 
 TEST(Mvnx, BrokenFilesNameTheByteAndWhat) {

@@ -202,6 +202,20 @@ TEST(QualisysTsv, BrokenFilesNameLineAndColumn) {
   EXPECT_EQ(error_of(replace(good, "Wand\tPlate", "Wand\tPlate\t")), "(no error)");
 }
 
+TEST(QualisysTsv, TimesPrintedToTheMillisecondAreTheFrequencysGrid) {
+  // FREQUENCY 120 with the time column printed to 3 decimals (0.500, 0.508, 0.517, 0.525):
+  // intervals of 8 and 9 ms where each is 8.33 ms: the 120 Hz grid is taken.
+  std::string text = replace(k_modern, "FREQUENCY\t100", "FREQUENCY\t120");
+  text = replace(text, "\t0.510\t", "\t0.508\t");
+  text = replace(text, "\t0.520\t", "\t0.517\t");
+  text = replace(text, "\t0.530\t", "\t0.525\t");
+  const Capture c = parse_qualisys_tsv(text, "rounded.tsv");
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(c.track("Wand").time(i), 0.5 + static_cast<double>(i) / 120.0, 1e-15) << i;
+  }
+  EXPECT_TRUE(test::has_note(c.info(), "the 120 Hz grid rounded"));
+}
+
 TEST(QualisysTsv, FrameCountClaimDisagreeingWithTheRowsIsToleratedOrRefusedWhenStrict) {
   const std::string text = replace(k_modern, "NO_OF_FRAMES\t4", "NO_OF_FRAMES\t9");
   const Capture c = parse_qualisys_tsv(text, "short.tsv");
@@ -264,6 +278,22 @@ TEST(QualisysTsv3d, OlderExportsWithoutColumnNamesAndACountThatDisagrees) {
   LoadOptions strict;
   strict.strict = true;
   EXPECT_THROW(parse_qualisys_tsv(text, "old.tsv", strict), LoadError);
+}
+
+TEST(QualisysTsv3d, AnOlderExportsFirstColumnPrintedToTheMillisecondIsItsTimeOnTheGrid) {
+  // No row of names, and a first column 0.000, 0.008, 0.017, 0.025 at 120 Hz: the time (it
+  // steps by 1/120 s within its printing), on the 120 Hz grid.
+  std::string markers = std::string(k_qtm_3d_header);
+  markers.replace(markers.find("FREQUENCY\t100"), 13, "FREQUENCY\t120");
+  markers += "0.000\t100.0\t200.0\t900.0\t300.0\t200.0\t900.0\n"
+             "0.008\t101.0\t200.0\t900.0\t301.0\t200.0\t900.0\n"
+             "0.017\t102.0\t200.0\t900.0\t302.0\t200.0\t900.0\n"
+             "0.025\t103.0\t200.0\t900.0\t303.0\t200.0\t900.0\n";
+  const Capture m = parse_qualisys_tsv(markers, "old.tsv");
+  EXPECT_TRUE(test::has_note(m.info(), "the first column read as time"));
+  EXPECT_TRUE(test::has_note(m.info(), "the 120 Hz grid rounded"));
+  EXPECT_NEAR(m.track("RASI").time(2), 2.0 / 120.0, 1e-15);
+  EXPECT_TRUE(test::near_vec(m.track("RASI").position(2), {0.302, 0.2, 0.9}, 1e-15));
 }
 
 // Layouts of real QTM 3D exports: a header without DATA_INCLUDED, DESCRIPTION or TIME_STAMP

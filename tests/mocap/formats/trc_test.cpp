@@ -169,6 +169,12 @@ TEST(Trc, OpenSimsOwnFilesLoadAsOpenSimReadsThem) {
     ASSERT_EQ(c.tracks().size(), 31u);
     EXPECT_EQ(c.track("Sternum").size(), 73u);
     EXPECT_EQ(c.track("Sternum").time(0), 0.4);
+    // Its times are printed to the millisecond at 60 Hz (0.4, 0.417, 0.433: intervals of 17
+    // and 16 ms, 4% apart): the 60 Hz grid they round is used.
+    EXPECT_EQ(cells_of_line(path, 8).at(1), "0.417");
+    EXPECT_NEAR(c.track("Sternum").time(1), 0.4 + 1.0 / 60.0, 1e-15);
+    EXPECT_NEAR(c.track("Sternum").time(72), 0.4 + 72.0 / 60.0, 1e-14);
+    EXPECT_TRUE(test::has_note(c.info(), "the 60 Hz grid rounded"));
     EXPECT_TRUE(test::near_vec(c.track("Sternum").position(0), {0.67076, 1.3961, -0.025106}, 0));
     EXPECT_TRUE(test::near_vec(c.track("R.Acromium").position(0), {0.55918, 1.5484, 0.12495}, 0));
     EXPECT_TRUE(
@@ -190,6 +196,8 @@ TEST(Trc, OpenSimsOwnFilesLoadAsOpenSimReadsThem) {
     EXPECT_TRUE(test::near_vec(c.track("humerus").position(0),
                                {0.00407883e-3, 6.27925e-3, 0.000255578e-3}, 1e-18));
     EXPECT_EQ(ulna.time(1201), 12.0102);
+    EXPECT_EQ(ulna.time(1), 0.01); // 100 Hz times under "DataRate 60": kept as written
+    EXPECT_FALSE(test::has_note(c.info(), "grid"));
     EXPECT_TRUE(test::near_vec(ulna.position(1201), {0.287066e-3, 1.12951e-3, 5.95646e-3}, 1e-18));
   }
   {

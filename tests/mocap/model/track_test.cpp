@@ -1,3 +1,4 @@
+#include "support/error_message.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/capture.hpp>
@@ -77,6 +78,26 @@ TEST(Track, AppendRejectsBadSamplesNamingTrackAndSample) {
   EXPECT_EQ(track.size(), 1u); // nothing half-appended
   track.append(1.0, {Vec3{}, Quat{1.0005, 0, 0, 0}}); // within tolerance: renormalised
   EXPECT_EQ(track.orientation(1).w, 1.0);
+}
+
+TEST(Track, RetimeReplacesTheTimesAndTheEndsOrRefusesAndLeavesThemAlone) {
+  Track t("m");
+  t.append(0.0, {{0, 0, 0}, {}});
+  t.append_gap(0.004);
+  t.append(0.008, {{2, 0, 0}, {}});
+  t.append(0.012, {{3, 0, 0}, {}});
+  t.retime({0.0, 1.0 / 240, 2.0 / 240, 3.0 / 240});
+  EXPECT_EQ(t.time(2), 2.0 / 240);
+  EXPECT_EQ(t.end_time(), 3.0 / 240);
+  // The interval search uses the new ends and spacing: halfway between samples 2 and 3.
+  EXPECT_NEAR(t.sample(2.5 / 240).p.x, 2.5, 1e-12);
+  EXPECT_NEAR(t.sample(1.0 / 240).p.x, 1.0, 1e-12); // across the gap, from the new times
+  const std::string e = test::error_message<MocapError>([&] {
+    t.retime({0.0, 0.01, 0.005, 0.02});
+  });
+  EXPECT_NE(e.find("track 'm', sample 2"), std::string::npos) << e;
+  EXPECT_THROW(t.retime({0.0, 0.01}), MocapError);
+  EXPECT_EQ(t.time(2), 2.0 / 240); // unchanged
 }
 
 TEST(Track, LinearSampleIsExactAtSamplesAndForConstantRateMotion) {
