@@ -97,8 +97,9 @@ private:
 };
 
 /// True when the hand's centre ends a step behind the plate: on the other side of its
-/// mid-plane from where the step began and within its outline, having crossed the mid-plane
-/// within the outline on its path through the step. Within a step the plate is taken to move
+/// mid-plane from where the step began and within its outline (or anywhere, when asked: a
+/// hand through the plate and past its edge), having crossed the mid-plane within the outline
+/// on its path through the step. Within a step the plate is taken to move
 /// on a line and turn at one constant rate from its pose before to its pose after (the shorter
 /// arc: ODE's first-order update turns a free body by 2 atan(|w| h / 2), less than a half turn,
 /// per step), the hand on a line. The chord between the two poses in the plate's frame, which
