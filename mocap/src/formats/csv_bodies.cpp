@@ -165,6 +165,9 @@ RowStats read_body_rows(CsvReader& reader, const TableLayout& layout, bool decim
       if (cell_number(cells, layout.time_column, decimal_comma, time, column) != CellKind::Number) {
         reader.fail(column, "the time must be a number");
       }
+      const double printed =
+          printed_resolution(cells[static_cast<std::size_t>(layout.time_column)].text);
+      stats.time_resolution = stats.rows == 0 ? printed : std::fmin(stats.time_resolution, printed);
     } else {
       time = frame / layout.frame_rate;
     }
@@ -246,6 +249,10 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
   if (stats.frame_jumps > 0) {
     info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
                          " time(s), first " + stats.first_jump);
+  }
+  if (layout.time_column >= 0 && !tracks.empty()) {
+    const std::vector<double> times = tracks.front().times(); // every track has one per row
+    use_rate_grid(tracks, times, info.frame_rate, stats.time_resolution, info);
   }
   Capture capture(std::move(info));
   for (Track& track : tracks) {

@@ -43,6 +43,8 @@ struct RowStats {
   /// file cut short mid-row): dropped, 0 when there is none. `cut_cells`: its cells.
   std::size_t cut_line = 0;
   std::size_t cut_cells = 0;
+  /// The finest the time column is printed to (s; see printed_resolution), when there is one.
+  double time_resolution = 0.0;
 };
 
 /// Records that header cell `index` (at byte `column`) holds component `slot` (0..6: x, y, z,

@@ -413,7 +413,7 @@ double printed_resolution(std::string_view text) {
   if (text.find_first_of("eE") != std::string_view::npos) {
     return 0.0;
   }
-  const std::size_t point = text.find('.');
+  const std::size_t point = text.find_first_of(".,"); // a decimal comma in a ';' table
   if (point == std::string_view::npos) {
     return text.empty() ? 0.0 : 1.0;
   }

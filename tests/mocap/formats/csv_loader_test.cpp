@@ -128,9 +128,46 @@ TEST(MotiveCsv, Version121TakeWithUnlabelledHeaderRows) {
   ASSERT_EQ(body.size(), 250u);
   EXPECT_EQ(body.valid_count(), 250u);
   EXPECT_NEAR(body.time(249), 249 / 120.0, 1e-6);
+  // Times printed to the microsecond (0.008333): the 120 Hz grid within that.
+  EXPECT_NEAR(body.time(1), 1 / 120.0, 1e-17);
+  EXPECT_TRUE(test::has_note(capture.info(), "the 120 Hz grid rounded"));
   // First row: quaternion (0.000035, 0.000016, -0.000030, -1) is the identity with W = -1.
   EXPECT_TRUE(same_rotation(body.orientation(0), Quat{}, 1e-4));
   EXPECT_TRUE(near_vec(body.position(0), {0.060002, 0.019150, 0.076611}, 1e-15));
+}
+
+TEST(MotiveCsv, TimesPrintedWithSixDigitsLateInATakeAreTheFrameRatesGrid) {
+  // Motive trims its times' zeros (722.1, 722.11 in the pathviewr export); with six
+  // significant digits, 12 minutes into a 120 Hz take is printed to the millisecond: 722.008,
+  // 722.017, 722.025, intervals of 9 and 8 ms where each is 8.33 ms. The sample take with its
+  // times so printed loads on the 120 Hz grid, its motion unchanged.
+  const std::string path = test::shared_data("optitrack-hmv-s16/sample_optitrack_take.csv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  std::string line;
+  int row = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("Frame,", 0) == 0) {
+      row = 0;
+    } else if (row >= 0 && !line.empty()) {
+      const std::size_t a = line.find(','), b = line.find(',', a + 1);
+      char t[32];
+      std::snprintf(t, sizeof t, "%.6g", 722.0 + row++ / 120.0);
+      line = line.substr(0, a + 1) + t + line.substr(b);
+    }
+    text << line << '\n';
+  }
+  ASSERT_NE(text.str().find(",722.008,"), std::string::npos);
+  const Capture late = load_capture_from_memory(text.str(), "late.csv");
+  const Capture original = load_capture(path);
+  const Track& body = late.track("Rigid Body 1");
+  ASSERT_EQ(body.size(), 250u);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    ASSERT_NEAR(body.time(i), 722.0 + static_cast<double>(i) / 120.0, 1e-12) << i;
+    ASSERT_TRUE(near_vec(body.position(i), original.track("Rigid Body 1").position(i), 0)) << i;
+  }
+  EXPECT_TRUE(test::has_note(late.info(), "printed to 0.001 s, are the 120 Hz grid rounded"));
 }
 
 TEST(MotiveCsv, Version123TakeKeepsGapsJumpsAndReportsTheHeadersClaim) {
