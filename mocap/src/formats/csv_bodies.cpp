@@ -250,9 +250,8 @@ Capture read_capture(CsvReader& reader, const TableLayout& layout, bool decimal_
     info.notes.push_back("frame numbers jump " + std::to_string(stats.frame_jumps) +
                          " time(s), first " + stats.first_jump);
   }
-  if (layout.time_column >= 0 && !tracks.empty()) {
-    const std::vector<double> times = tracks.front().times(); // every track has one per row
-    use_rate_grid(tracks, times, info.frame_rate, stats.time_resolution, info);
+  if (layout.time_column >= 0) {
+    use_rate_grid(tracks, info.frame_rate, stats.time_resolution, info);
   }
   Capture capture(std::move(info));
   for (Track& track : tracks) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 namespace odemocap {
@@ -417,11 +418,19 @@ double printed_resolution(std::string_view text) {
   if (point == std::string_view::npos) {
     return text.empty() ? 0.0 : 1.0;
   }
-  return std::pow(10.0, -static_cast<double>(text.size() - point - 1));
+  // A table, not pow(): the loaders call this for every row.
+  static constexpr double k_powers[] = {1.0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,
+                                        1e-7,  1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13,
+                                        1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20};
+  const std::size_t digits = text.size() - point - 1;
+  return digits < std::size(k_powers) ? k_powers[digits] : 0.0;
 }
 
-void use_rate_grid(std::vector<Track>& tracks, const std::vector<double>& times, double rate,
-                   double resolution, CaptureInfo& info) {
+void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, CaptureInfo& info) {
+  if (tracks.empty()) {
+    return;
+  }
+  const std::vector<double> times = tracks.front().times(); // a copy: the tracks are retimed
   if (times.size() < 2 || !(rate > 0.0) || !std::isfinite(rate) || !(resolution > 0.0) ||
       !(resolution < 0.25 / rate)) {
     return;

@@ -70,15 +70,15 @@ void infer_unit_from_coordinates(Capture& capture, const std::string& why,
 /// integer, 0 when an exponent (or no digit) leaves it unknown.
 double printed_resolution(std::string_view text);
 
-/// For a file that prints a time per row (`times`, one per row, to `resolution`) and states its
-/// rate: when every time lies within the resolution of first + k / rate, k rising with the
-/// rows, and the resolution is under a quarter of the frame interval, the times are the rate's
-/// grid rounded in print. Then the tracks with one sample per row take the grid's times, and a
-/// note says so: a 240 Hz capture printed to the millisecond shows intervals of 4 and 5 ms
-/// where every one is 4.17 ms, and velocities taken across them 20% apart. Times that are not
-/// the grid (a rate the rows do not keep, dropped frames beyond the resolution) are kept.
-void use_rate_grid(std::vector<Track>& tracks, const std::vector<double>& times, double rate,
-                   double resolution, CaptureInfo& info);
+/// For a file that prints a time per row (to `resolution`) and states its rate, read into
+/// `tracks` with one sample per row (the first track's times are the rows'): when every time lies
+/// within the resolution of first + k / rate, k rising with the rows, and the resolution is under a
+/// quarter of the frame interval, the times are the rate's grid rounded in print. Then the tracks
+/// with one sample per row take the grid's times, and a note says so: a 240 Hz capture printed to
+/// the millisecond shows intervals of 4 and 5 ms where every one is 4.17 ms, and velocities taken
+/// across them 20% apart. Times that are not the grid (a rate the rows do not keep, dropped frames
+/// beyond the resolution) are kept.
+void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, CaptureInfo& info);
 
 /// The .asf skeleton of an .amc motion: <subject>.asf beside <subject>_<trial>.amc, or the
 /// only .asf in its directory. Throws LoadError naming what was looked for.

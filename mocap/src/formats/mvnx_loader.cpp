@@ -212,8 +212,7 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   std::vector<double> q, p;
   double previous = -INFINITY;
   std::size_t frames = 0;
-  std::vector<double> times;         // the frames' (s)
-  double time_resolution = INFINITY; // the finest they are printed to (s; whole ms in MVN's)
+  double time_resolution = INFINITY; // the finest the times are printed to (s; MVN: whole ms)
   for (const pugi::xml_node& frame : subject.child("frames").children("frame")) {
     if (std::string_view(frame.attribute("type").as_string()) != "normal") {
       continue; // identity, tpose and tpose-isb reference frames
@@ -224,7 +223,6 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
                                  " ms is not a number after the previous frame's");
     }
     previous = t;
-    times.push_back(t);
     time_resolution = std::fmin(
         time_resolution, detail::printed_resolution(frame.attribute("time").as_string()) / 1000.0);
     const pugi::xml_node orientation = frame.child("orientation");
@@ -253,7 +251,7 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   if (frames == 0) {
     fail(offset_of(subject), "no <frame type=\"normal\"> (only reference poses)");
   }
-  detail::use_rate_grid(tracks, times, rate, time_resolution, info);
+  detail::use_rate_grid(tracks, rate, time_resolution, info);
   std::optional<Skeleton> skeleton = hierarchy(subject, names, fail, offset_of);
   Capture capture(std::move(info));
   for (Track& track : tracks) {

@@ -216,8 +216,7 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
   }
   std::size_t frame = 0;
   double previous_time = -std::numeric_limits<double>::infinity();
-  std::vector<double> times;         // the time column's, row by row
-  double time_resolution = INFINITY; // the finest it is printed to
+  double time_resolution = INFINITY; // the finest the time column is printed to
   for (std::size_t r = data_row; r < lines.size(); ++r) {
     const Line& line = lines[r];
     if (trim(line.text).empty()) {
@@ -244,7 +243,6 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
       }
       time_resolution =
           std::fmin(time_resolution, detail::printed_resolution(cells[time_column].text));
-      times.push_back(t);
     }
     previous_time = t;
     for (std::size_t m = 0; m < tracks.size(); ++m) {
@@ -266,7 +264,7 @@ Capture read_markers(const std::vector<Line>& lines, std::size_t row, double fre
   if (frame == 0) {
     fail_at(path, lines.empty() ? 0 : lines.back().number, 0, "the file has no data rows");
   }
-  detail::use_rate_grid(tracks, times, frequency, time_resolution, info);
+  detail::use_rate_grid(tracks, frequency, time_resolution, info);
   if (claimed_frames != static_cast<double>(frame)) {
     const std::string cut = "NO_OF_FRAMES says " + detail::describe(claimed_frames) +
                             " but the file has " + std::to_string(frame) + " data rows";
@@ -464,8 +462,7 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
 
   std::size_t frame = 0;
   double previous_time = -std::numeric_limits<double>::infinity();
-  std::vector<double> times;         // the time column's, row by row
-  double time_resolution = INFINITY; // the finest it is printed to
+  double time_resolution = INFINITY; // the finest the time column is printed to
   for (std::size_t r = row + 1; r < lines.size(); ++r) {
     const Line& line = lines[r];
     if (trim(line.text).empty()) {
@@ -497,7 +494,6 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
       }
       time_resolution =
           std::fmin(time_resolution, detail::printed_resolution(cells[time_column].text));
-      times.push_back(t);
     }
     previous_time = t;
     for (std::size_t b = 0; b < body_start.size(); ++b) {
@@ -548,7 +544,7 @@ Capture parse_qualisys_tsv(std::string_view text, std::string_view source,
     info.tolerated.push_back(cut + "; the rows were read");
     info.notes.push_back(info.tolerated.back());
   }
-  detail::use_rate_grid(tracks, times, frequency, time_resolution, info);
+  detail::use_rate_grid(tracks, frequency, time_resolution, info);
   Capture capture(info);
   for (std::size_t b = 0; b < tracks.size(); ++b) {
     if (kept[b]) {

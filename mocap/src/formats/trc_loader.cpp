@@ -268,7 +268,7 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   if (rows == 0) {
     reader.fail(1, "the file has no data rows");
   }
-  detail::use_rate_grid(tracks, times, rate, time_resolution, info);
+  detail::use_rate_grid(tracks, rate, time_resolution, info);
   if (claimed_frames >= 0 && claimed_frames != static_cast<double>(rows)) {
     tolerate(values_line, "NumFrames says " + detail::describe(claimed_frames) +
                               " but the file has " + std::to_string(rows) +
