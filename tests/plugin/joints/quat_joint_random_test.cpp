@@ -412,15 +412,18 @@ TEST(QuatJointRandomBodies, TheLockPullsBackAsOdesFixedJoint) {
   // iterations differ case by case, either joint ahead in about half of them, and the worst of
   // 100 is one badly conditioned pair (a seed-to-seed ratio of 0.6 to 1.8 between the two
   // joints' worst). So what is asked is that the lock is not behind as a rule: behind in at
-  // most 65% of the cases that differ (40-58% on ten seeds; 3 standard deviations above a coin
-  // toss) and off by at most 1.5 times as much in sum (0.47-1.15 on those seeds).
+  // most 65% of the cases that differ (40-58% on ten seeds, 40-56% on fifty others; 3 standard
+  // deviations above a coin toss) and off by at most twice as much in sum. The sums are decided
+  // by their few worst cases: their ratio was 0.47-1.15 on the first ten seeds, and 0.46-1.58
+  // (mean 0.90) on fifty others (ODEMOCAP_SEED_SHIFT 500-549), where 1.58 is a set whose fixed
+  // joint met none of its badly conditioned pairs (its worst case 0.39, against 0.4-11.6).
   std::printf("[ metric ] dWorldQuickStep's first step, all angles: %d cases off dWorldStep's by "
               "more than 1e-6, the lock further off in %d; sum of the lock's errors %.3g, "
               "dJointTypeFixed's %.3g\n",
               differing, lock_worse, sum_ours, sum_ode);
   EXPECT_GT(differing, 50);
   EXPECT_LE(lock_worse, 0.65 * differing);
-  EXPECT_LE(sum_ours, 1.5 * sum_ode);
+  EXPECT_LE(sum_ours, 2.0 * sum_ode);
 }
 
 TEST(QuatJointRandomBodies, TheHingeSolvesOdesHingeRowsWithTheFixedJointsBound) {
