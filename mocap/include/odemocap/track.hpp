@@ -192,6 +192,12 @@ public:
   /// MocapError when a position would pass k_max_abs_position.
   void scale_positions(double factor);
 
+  /// Turns every sample by `rotation` (unit): p' = R p, and q' = R q where orientations are
+  /// stored, e.g. to change a loaded capture's up axis. Throws MocapError for a rotation that is
+  /// not finite and unit, or when a position would pass k_max_abs_position; the track is then
+  /// unchanged.
+  void turn(const Quat& rotation);
+
   /// Makes consecutive valid orientations lie in one hemisphere (dot >= 0) by negating samples
   /// where needed; the rotations are unchanged. Returns the number of samples negated.
   std::size_t make_continuous();

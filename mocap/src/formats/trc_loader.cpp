@@ -151,9 +151,6 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
     first_column.push_back(2 + 3 * names.size());
     names.push_back(std::move(name));
   }
-  if (names.empty()) {
-    reader.fail(1, "the names row names no marker");
-  }
   CaptureInfo info;
   info.source = std::string(source);
   info.format = to_string(Format::Trc);
@@ -179,10 +176,14 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
                              " puts marker names over other columns than their X columns; "
                              "marker k was read from columns 2 + 3k, as OpenSim reads it");
   }
-  // The axis row: X1 Y1 Z1 X2 ..., in order.
+  // The axis row: X1 Y1 Z1 X2 ..., in order. A file that names no marker (its triplets all
+  // unnamed, NumMarkers 0) may leave it blank: the next filled row is then its first data row.
   if (!next_filled(reader, cells)) {
     reader.fail(1, "the file ends before the row of axis names (X1 Y1 Z1 ...)");
   }
+  double first_cell = 0.0;
+  const bool data_pending =
+      names.empty() && detail::read_number(cells[0], false, first_cell) == detail::CellKind::Number;
   const std::vector<CsvCell> axes = filled(cells);
   for (std::size_t m = 0; m < names.size(); ++m) {
     for (std::size_t k = 0; k < 3; ++k) {
@@ -196,9 +197,10 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
       }
     }
   }
-  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+  // Read in the file's own axes (its unit converted); turned once the up axis is known.
+  const detail::PoseConversion conversion{
+      detail::make_conversion(options, Axis::Y, unit, info).scale, Quat{}};
   const detail::TrackSelection selection(options.tracks);
-  selection.check_found(names, source);
   std::vector<Track> tracks;
   for (const std::string& name : names) {
     tracks.emplace_back(name);
@@ -208,11 +210,11 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   double previous = -INFINITY;
   // Rows may carry more triplets than the header names: each becomes a marker named after
   // its number in the axis row (X12 Y12 Z12: "unnamed12"), with gaps before it first appears.
-  const std::size_t extra_start = first_column.back() + 3;
+  const std::size_t extra_start = names.empty() ? 2 : first_column.back() + 3;
   std::vector<Track> extra;
   std::vector<double> times;
   double time_resolution = INFINITY; // the finest the time column is printed to
-  while (next_filled(reader, cells)) {
+  for (bool pending = data_pending; pending || next_filled(reader, cells); pending = false) {
     double t = 0.0;
     if (cells.size() < 2 || detail::read_number(cells[1], false, t) != detail::CellKind::Number) {
       reader.fail(cells.size() > 1 ? cells[1].column : 1, "the time must be a number");
@@ -268,7 +270,36 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   if (rows == 0) {
     reader.fail(1, "the file has no data rows");
   }
+  if (tracks.empty()) {
+    throw LoadError(std::string(source), names_line, 1,
+                    "no marker: the names row names none and no row holds a value past the time");
+  }
+  selection.check_found(names, source);
   detail::use_rate_grid(tracks, rate, time_resolution, info);
+  // OpenSim's convention is Y up; labs export TRC files in their Z-up frames too (BTK's
+  // samples, some of opensim-core's own): the markers tell, where they are a person upright
+  // over a floor at the origin.
+  Axis up = Axis::Y;
+  bool down = false;
+  std::string up_note;
+  const double metres_per_unit = info.unit_in_metres > 0.0 ? 1.0 / options.length_scale : 0.0;
+  if (detail::infer_marker_up(tracks, metres_per_unit, up, down, up_note)) {
+    info.up_axis_source = "inferred";
+    if (up != Axis::Y || down) {
+      info.notes.push_back(up_note + " (not OpenSim's convention, +Y)" +
+                           (down ? "; the data is turned half a turn so it points up" : ""));
+    }
+  }
+  const detail::PoseConversion turn = detail::make_conversion(options, up, unit, info, 0.0, down);
+  if (turn.rotation.w != 1.0) {
+    for (Track& track : tracks) {
+      try {
+        track.turn(turn.rotation);
+      } catch (const MocapError& e) {
+        throw LoadError(std::string(source), 0, 0, e.what());
+      }
+    }
+  }
   if (claimed_frames >= 0 && claimed_frames != static_cast<double>(rows)) {
     tolerate(values_line, "NumFrames says " + detail::describe(claimed_frames) +
                               " but the file has " + std::to_string(rows) +

@@ -6,6 +6,7 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -275,6 +276,102 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
          axis_letter(axis) + ", the direction from the feet to '" +
          skeleton.joints[static_cast<std::size_t>(head)].name + "' in " + percent + " of " +
          std::to_string(ups.size()) + " frames";
+  return true;
+}
+
+bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
+                     bool& negative, std::string& note) {
+  if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit)) {
+    return false; // no height to check the axis by
+  }
+  constexpr std::size_t k_frames = 64;
+  constexpr std::size_t k_markers = 6;
+  std::size_t n = 0;
+  for (const Track& t : tracks) {
+    n = std::max(n, t.size());
+  }
+  if (n == 0) {
+    return false;
+  }
+  const std::size_t samples = std::min(n, k_frames);
+  std::array<std::size_t, 3> votes{};
+  std::size_t frames = 0;
+  std::array<std::vector<double>, 3> coordinates; // along each axis, every frame's markers
+  std::array<std::vector<double>, 3> frame;
+  for (std::size_t k = 0; k < samples; ++k) {
+    const std::size_t i = samples == 1 ? 0 : k * (n - 1) / (samples - 1);
+    for (std::vector<double>& c : frame) {
+      c.clear();
+    }
+    for (const Track& t : tracks) {
+      if (i < t.size() && t.valid(i)) {
+        const Vec3& p = t.position(i);
+        if (p.x == 0.0 && p.y == 0.0 && p.z == 0.0) {
+          continue; // some exporters write a marker they lost as 0 0 0
+        }
+        frame[0].push_back(p.x);
+        frame[1].push_back(p.y);
+        frame[2].push_back(p.z);
+      }
+    }
+    if (frame[0].size() < k_markers) {
+      continue;
+    }
+    ++frames;
+    std::array<double, 3> spread{};
+    for (int a = 0; a < 3; ++a) {
+      std::vector<double>& c = frame[static_cast<std::size_t>(a)];
+      const auto at = [&](double share) {
+        const auto it = c.begin() + static_cast<std::ptrdiff_t>(
+                                        share * static_cast<double>(c.size() - 1) + 0.5);
+        std::nth_element(c.begin(), it, c.end());
+        return *it;
+      };
+      spread[static_cast<std::size_t>(a)] = at(0.9) - at(0.1);
+      coordinates[static_cast<std::size_t>(a)].insert(
+          coordinates[static_cast<std::size_t>(a)].end(), c.begin(), c.end());
+    }
+    const std::size_t top =
+        static_cast<std::size_t>(std::max_element(spread.begin(), spread.end()) - spread.begin());
+    const double next = std::max(spread[(top + 1) % 3], spread[(top + 2) % 3]);
+    if (spread[top] >= 1.5 * next && spread[top] > 0.0) {
+      ++votes[top];
+    }
+  }
+  if (frames < 8) {
+    return false;
+  }
+  const std::size_t top =
+      static_cast<std::size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+  const double share = static_cast<double>(votes[top]) / static_cast<double>(frames);
+  if (share < 0.8) {
+    return false;
+  }
+  // Heights above a floor at the origin: the markers of a person lie between just below it and
+  // a raised hand's reach. A horizontal axis of a lab with its origin in a corner has positive
+  // coordinates too, but they run beyond that as the subject walks.
+  const std::vector<double>& along_top = coordinates[top];
+  const auto heights = [&](double sign) {
+    return static_cast<double>(std::count_if(along_top.begin(), along_top.end(), [&](double c) {
+      const double height = sign * c * metres_per_unit;
+      return height >= -0.2 && height <= 2.5;
+    }));
+  };
+  const double total = static_cast<double>(along_top.size());
+  if (heights(1.0) >= 0.95 * total) {
+    negative = false;
+  } else if (heights(-1.0) >= 0.95 * total) {
+    negative = true;
+  } else {
+    return false; // the origin is not on the floor: no sign to tell
+  }
+  axis = top == 0 ? Axis::X : top == 1 ? Axis::Y : Axis::Z;
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * share);
+  note = std::string("up axis inferred from the markers: ") + (negative ? "-" : "+") +
+         axis_letter(axis) + ", the direction they spread furthest (a person upright) in " +
+         percent + " of " + std::to_string(frames) +
+         " frames, at heights of -0.2 to 2.5 m above the origin";
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace odemocap::detail {
 
@@ -37,6 +38,18 @@ bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std
 /// spread over the capture. False when there is no head, no frame, or no axis holds in at
 /// least 80% of the frames; `note` gives the axis and that share.
 bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
+
+/// The file's up axis from markers on a person standing or moving upright (no names needed):
+/// in each of up to 64 frames spread over the capture, the axis along which the markers spread
+/// furthest (between their 10th and 90th percentiles; markers at exactly 0 0 0 left out, as
+/// lost) when that spread is at least 1.5 times the next axis's (a person is taller than wide);
+/// the sign that puts at least 95% of the markers' coordinates along it at heights of -0.2 to
+/// 2.5 m (a lab's floor is its origin). `metres_per_unit` converts the tracks' numbers to
+/// metres. False, and nothing is inferred, when the unit is unknown (0), fewer than 8 frames
+/// have 6 or more markers, no axis holds in at least 80% of those, or neither sign gives
+/// heights; `note` gives the axis, the share and the frames.
+bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
+                     bool& negative, std::string& note);
 
 /// The unit that puts the largest coordinate of the valid positions closest to 2 m (a lab's
 /// capture volume reaches a few metres from its origin), among metres, centimetres and

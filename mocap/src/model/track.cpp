@@ -225,6 +225,30 @@ void Track::scale_positions(double factor) {
   }
 }
 
+void Track::turn(const Quat& rotation) {
+  const double n = norm(rotation);
+  if (!std::isfinite(n) || !(std::fabs(n - 1.0) <= 1e-9)) {
+    throw MocapError("track '" + name_ + "': Track::turn needs a unit rotation, got " +
+                     detail::describe(rotation));
+  }
+  for (const Vec3& p : positions_) {
+    const Vec3 turned = rotate(rotation, p);
+    if (!(std::fmax(std::fabs(turned.x), std::fmax(std::fabs(turned.y), std::fabs(turned.z))) <=
+          k_max_abs_position)) {
+      throw MocapError("track '" + name_ + "': position " + detail::describe(p) +
+                       " turned is beyond +-1e9");
+    }
+  }
+  for (Vec3& p : positions_) {
+    p = rotate(rotation, p);
+  }
+  for (std::size_t i = 0; i < orientations_.size(); ++i) {
+    if (valid_[i] != 0) { // a gap keeps its placeholder
+      orientations_[i] = rotation * orientations_[i];
+    }
+  }
+}
+
 void Track::append_gap(double time) {
   check_time(time);
   if (dense_) { // every sample so far is valid: the index they did without

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -230,6 +232,157 @@ TEST(Trc, OpenSimsOwnFilesLoadAsOpenSimReadsThem) {
     EXPECT_EQ(c.track("hip").valid_count(), 5u);
     EXPECT_TRUE(
         test::near_vec(c.track("hip").position(0), {0.282089412, 0.478134096, 0.141640812}, 1e-15));
+  }
+}
+
+} // namespace
+} // namespace odemocap
+
+namespace odemocap {
+namespace {
+
+std::string btk_trc(const char* name) {
+  return test::test_data(std::string("btk-trc/") + name);
+}
+
+// BTK's TRC samples (tests/data/btk-trc, from BTKData, BSD-3): a lab's Z-up export, and an
+// export whose header names no marker. Numbers read from the files by hand (PROVENANCE.md).
+TEST(Trc, AZUpExportFromAnotherLabStandsOnItsFeet) {
+  const std::string path = btk_trc("Res16bits.trc");
+  const Capture c = load_capture(path);
+  EXPECT_EQ(c.info().frame_rate, 100.0);
+  ASSERT_EQ(c.tracks().size(), 44u);
+  EXPECT_EQ(c.info().up_axis, Axis::Z);
+  EXPECT_EQ(c.info().file_up_axis, Axis::Z);
+  EXPECT_EQ(c.info().up_axis_source, "inferred");
+  EXPECT_TRUE(test::has_note(c.info(), "up axis inferred from the markers: +Z"));
+  // Frame 1: R.TETE (the head) 221.49382 -284.70554 1509.52161 mm, R.CAL (the heel) -18.19383
+  // -297.92844 85.79986 mm; frame 100: R.TETE 241.03156 -310.88904 1510.83557 mm.
+  const Vec3 head = c.track("R.TETE").position(0);
+  const Vec3 heel = c.track("R.CAL").position(0);
+  EXPECT_TRUE(test::near_vec(head, {0.22149382, -0.28470554, 1.50952161}, 1e-15));
+  EXPECT_TRUE(test::near_vec(heel, {-0.01819383, -0.29792844, 0.08579986}, 1e-15));
+  EXPECT_TRUE(
+      test::near_vec(c.track("R.TETE").position(99), {0.24103156, -0.31088904, 1.51083557}, 1e-15));
+  // Along Z the head is 1.42 m above the heel. Along OpenSim's +Y, the up axis every TRC file
+  // was given before, it is 13 mm from it: the subject lay on its side.
+  EXPECT_GT(head.z - heel.z, 1.4);
+  EXPECT_LT(std::fabs(head.y - heel.y), 0.02);
+  // Asked for Y up, the file's Z is turned onto +Y, (x, y, z) -> (x, z, -y): the head stands
+  // 1.51 m up.
+  LoadOptions y_up;
+  y_up.up_axis = Axis::Y;
+  const Capture turned = load_capture(path, y_up);
+  EXPECT_EQ(turned.info().up_axis, Axis::Y);
+  EXPECT_EQ(turned.info().file_up_axis, Axis::Z);
+  EXPECT_TRUE(test::near_vec(turned.track("R.TETE").position(0),
+                             {0.22149382, 1.50952161, 0.28470554}, 1e-15));
+}
+
+TEST(Trc, AFileThatNamesNoMarkerKeepsItsTripletsAsBtkReadsThem) {
+  // NumMarkers 0, a names row of Frame# and Time alone, a blank axis row, then rows of up to ten
+  // triplets (empty cells where a marker is missing). Refused before ("the names row names no
+  // marker"). BTK's own test of this file (TRCFileReaderTest, Unamed1) expects 10 points and
+  // 882 frames at 400 Hz, point 1 missing in frames 1-11, and these values (mm).
+  const Capture c = load_capture(btk_trc("10002-20130626160334-Unnamed.trc"));
+  EXPECT_EQ(c.info().frame_rate, 400.0);
+  ASSERT_EQ(c.tracks().size(), 10u);
+  const Track& first = c.track("unnamed1");
+  ASSERT_EQ(first.size(), 882u);
+  for (std::size_t i = 0; i < 11; ++i) {
+    EXPECT_FALSE(first.valid(i)) << i;
+  }
+  const auto mm = [](double x, double y, double z) { return Vec3{x, y, z} * 0.001; };
+  EXPECT_TRUE(test::near_vec(first.position(11), mm(19.91857, 1362.18750, -124.33382), 1e-15));
+  EXPECT_TRUE(test::near_vec(first.position(356), mm(-37.94589, 909.69788, -160.10370), 1e-15));
+  EXPECT_TRUE(test::near_vec(c.track("unnamed2").position(356),
+                             mm(-161.65665, 1223.79883, -198.66595), 1e-15));
+  EXPECT_FALSE(first.valid(540));
+  EXPECT_TRUE(test::near_vec(c.track("unnamed3").position(540),
+                             mm(832.84674, 1561.89258, -699.47595), 1e-15));
+  EXPECT_TRUE(test::near_vec(c.track("unnamed10").position(540),
+                             mm(-26.17541, 526.26477, -348.95346), 1e-15));
+  EXPECT_TRUE(test::near_vec(c.track("unnamed4").position(881),
+                             mm(-1837.97595, -1082.82910, -1182.05762), 1e-15));
+  for (int k = 5; k <= 10; ++k) {
+    EXPECT_FALSE(c.track("unnamed" + std::to_string(k)).valid(881)) << k;
+  }
+  // A few markers far apart, not a person: the up axis stays the format's.
+  EXPECT_EQ(c.info().up_axis, Axis::Y);
+  EXPECT_EQ(c.info().up_axis_source, "format");
+}
+
+/// A TRC file of twelve markers on a person 1.7 m tall walking 20 frames: the markers' heights
+/// (5 cm to 1.7 m, plus `lift`) along file axis `up` (0, 1, 2 for X, Y, Z) times `sign`, its
+/// walk along the next axis. `units`: the Units value, or empty for none.
+std::string person_trc(int up, double sign, double lift = 0.0, const std::string& units = "m") {
+  std::ostringstream out;
+  out << "PathFileType\t4\t(X/Y/Z)\tperson.trc\nDataRate\tCameraRate\tNumFrames\tNumMarkers"
+      << (units.empty() ? "" : "\tUnits") << "\n100\t100\t20\t12" << (units.empty() ? "" : "\t")
+      << units << "\nFrame#\tTime";
+  for (int m = 0; m < 12; ++m) {
+    out << "\tM" << m << "\t\t";
+  }
+  out << "\n\t";
+  for (int m = 1; m <= 12; ++m) {
+    out << "\tX" << m << "\tY" << m << "\tZ" << m;
+  }
+  out << "\n\n";
+  const auto walk = static_cast<std::size_t>((up + 1) % 3);
+  const auto side = static_cast<std::size_t>((up + 2) % 3);
+  for (int f = 0; f < 20; ++f) {
+    out << f + 1 << "\t" << f * 0.01;
+    for (int m = 0; m < 12; ++m) {
+      std::array<double, 3> p{};
+      p[static_cast<std::size_t>(up)] = sign * (lift + 0.05 + 0.15 * m); // feet to head
+      p[walk] = 0.02 * f + 0.15 * std::sin(m);                           // its depth, walking
+      p[side] = 0.2 * std::cos(1.7 * m);                                 // its width
+      out << "\t" << p[0] << "\t" << p[1] << "\t" << p[2];
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+TEST(Trc, APersonsUpAxisIsInferredOnlyWhereTheMarkersSayIt) {
+  {
+    const Capture c = parse_trc(person_trc(2, 1.0), "z.trc");
+    EXPECT_EQ(c.info().up_axis, Axis::Z);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_NEAR(c.track("M11").position(0).z, 1.7, 1e-12);
+  }
+  {
+    // Up along the file's -Y (a lab whose Y points down): turned half a turn onto +Y, the head
+    // (M11) 1.7 m up and the feet (M0) 5 cm.
+    const Capture c = parse_trc(person_trc(1, -1.0), "down.trc");
+    EXPECT_EQ(c.info().up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_TRUE(test::has_note(c.info(), "up axis inferred from the markers: -Y"));
+    EXPECT_TRUE(test::has_note(c.info(), "turned half a turn"));
+    EXPECT_NEAR(c.track("M11").position(0).y, 1.7, 1e-12);
+    EXPECT_NEAR(c.track("M0").position(0).y, 0.05, 1e-12);
+  }
+  {
+    // OpenSim's +Y: inferred, and no note, as the format says it.
+    const Capture c = parse_trc(person_trc(1, 1.0), "y.trc");
+    EXPECT_EQ(c.info().up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_FALSE(test::has_note(c.info(), "up axis inferred"));
+  }
+  {
+    // The same shape along the file's X but 3 m out (a person lying, in a lab whose origin is
+    // a corner): the markers spread furthest along X, but 3 to 4.7 m are no heights above a
+    // floor at the origin. Nothing is inferred; the format's +Y stands.
+    const Capture c = parse_trc(person_trc(0, 1.0, 3.0), "lying.trc");
+    EXPECT_EQ(c.info().up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "format");
+    EXPECT_NEAR(c.track("M11").position(0).x, 4.7, 1e-12);
+  }
+  {
+    // No Units: no height to check an axis by; nothing is inferred.
+    const Capture c = parse_trc(person_trc(2, 1.0, 0.0, ""), "no_units.trc");
+    EXPECT_EQ(c.info().up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "format");
   }
 }
 

@@ -100,6 +100,40 @@ TEST(Track, RetimeReplacesTheTimesAndTheEndsOrRefusesAndLeavesThemAlone) {
   EXPECT_EQ(t.time(2), 2.0 / 240); // unchanged
 }
 
+TEST(Track, TurningTurnsEveryPoseAndLeavesGapsAndTimesAlone) {
+  // A quarter turn about +X, written out by hand: (x, y, z) -> (x, -z, y), and an orientation q
+  // becomes (cos 45, sin 45, 0, 0) q.
+  const double h = std::sqrt(0.5);
+  const Quat quarter{h, h, 0, 0};
+  Track t("m");
+  const Quat q0 = from_axis_angle({0, 0, 1}, 0.3);
+  t.append(0.0, {{1, 2, 3}, q0});
+  t.append_gap(0.01);
+  t.append(0.02, {{-4, 5, 0.5}, {}});
+  t.turn(quarter);
+  EXPECT_TRUE(test::near_vec(t.position(0), {1, -3, 2}, 1e-14));
+  EXPECT_TRUE(test::near_vec(t.position(2), {-4, -0.5, 5}, 1e-14));
+  // (h, h, 0, 0) (cos 0.15, 0, 0, sin 0.15), multiplied out by hand.
+  const double c = std::cos(0.15), s = std::sin(0.15);
+  EXPECT_TRUE(test::same_rotation(t.orientation(0), {h * c, h * c, -h * s, h * s}, 1e-15));
+  EXPECT_TRUE(test::same_rotation(t.orientation(2), quarter, 1e-15));
+  EXPECT_FALSE(t.valid(1));
+  EXPECT_TRUE(test::same_rotation(t.orientation(1), Quat{}, 0)); // the gap's placeholder
+  EXPECT_EQ(t.time(2), 0.02);
+  // Sampled poses turn with the samples: halfway, the turned midpoint.
+  EXPECT_TRUE(test::near_vec(t.sample(0.01).p, {-1.5, -1.75, 3.5}, 1e-14));
+  // Refused, and the track left as it was: a rotation that is not unit, and a turn that would
+  // carry a position past +-1e9 (|p| 1.4e9 along a diagonal, turned onto an axis).
+  const std::string e = test::error_message<MocapError>([&] { t.turn({1, 1, 0, 0}); });
+  EXPECT_NE(e.find("track 'm'"), std::string::npos) << e;
+  EXPECT_NE(e.find("unit rotation"), std::string::npos) << e;
+  Track far("far");
+  far.append(0.0, {{1e9, 1e9, 0}, {}});
+  EXPECT_THROW(far.turn(from_axis_angle({0, 0, 1}, std::atan(1.0))), MocapError);
+  EXPECT_TRUE(test::near_vec(far.position(0), {1e9, 1e9, 0}, 0));
+  EXPECT_TRUE(test::near_vec(t.position(0), {1, -3, 2}, 1e-14));
+}
+
 TEST(Track, LinearSampleIsExactAtSamplesAndForConstantRateMotion) {
   for (const auto& times : {uniform_times(50, 1.0 / 120), jittered_times(50, 1.0 / 120, 4)}) {
     const Track track = analytic_track(times);
