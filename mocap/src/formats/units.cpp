@@ -279,7 +279,7 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
   return true;
 }
 
-bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
+bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_unit, Axis& axis,
                      bool& negative, std::string& note) {
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit)) {
     return false; // no height to check the axis by
@@ -287,8 +287,8 @@ bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, A
   constexpr std::size_t k_frames = 64;
   constexpr std::size_t k_markers = 6;
   std::size_t n = 0;
-  for (const Track& t : tracks) {
-    n = std::max(n, t.size());
+  for (const Track* t : tracks) {
+    n = std::max(n, t->size());
   }
   if (n == 0) {
     return false;
@@ -303,9 +303,9 @@ bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, A
     for (std::vector<double>& c : frame) {
       c.clear();
     }
-    for (const Track& t : tracks) {
-      if (i < t.size() && t.valid(i)) {
-        const Vec3& p = t.position(i);
+    for (const Track* t : tracks) {
+      if (i < t->size() && t->valid(i)) {
+        const Vec3& p = t->position(i);
         if (p.x == 0.0 && p.y == 0.0 && p.z == 0.0) {
           continue; // some exporters write a marker they lost as 0 0 0
         }
@@ -373,6 +373,16 @@ bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, A
          percent + " of " + std::to_string(frames) +
          " frames, at heights of -0.2 to 2.5 m above the origin";
   return true;
+}
+
+bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
+                     bool& negative, std::string& note) {
+  std::vector<const Track*> all;
+  all.reserve(tracks.size());
+  for (const Track& t : tracks) {
+    all.push_back(&t);
+  }
+  return infer_marker_up(all, metres_per_unit, axis, negative, note);
 }
 
 UnitGuess infer_coordinate_unit(const Capture& capture) {

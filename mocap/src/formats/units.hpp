@@ -48,6 +48,9 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
 /// metres. False, and nothing is inferred, when the unit is unknown (0), fewer than 8 frames
 /// have 6 or more markers, no axis holds in at least 80% of those, or neither sign gives
 /// heights; `note` gives the axis, the share and the frames.
+bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_unit, Axis& axis,
+                     bool& negative, std::string& note);
+/// The same over every track of `tracks`.
 bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
                      bool& negative, std::string& note);
 

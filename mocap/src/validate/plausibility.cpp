@@ -1,3 +1,5 @@
+#include "formats/units.hpp" // infer_marker_up
+
 #include <odemocap/plausibility.hpp>
 
 #include <algorithm>
@@ -238,7 +240,8 @@ std::vector<Finding> check_plausibility(const Capture& capture) {
          "the subject measures " + metres(e.size) +
              " across (a person is more than 0.5 m): a wrong length unit");
   }
-  if (e.person && e.head_above < 0.5) {
+  const bool upside_down = e.person && e.head_above < 0.5;
+  if (upside_down) {
     char share[16];
     std::snprintf(share, sizeof share, "%.0f%%", 100.0 * (1.0 - e.head_above));
     const char* axis = capture.info().up_axis == Axis::X   ? "X"
@@ -248,6 +251,30 @@ std::vector<Finding> check_plausibility(const Capture& capture) {
          std::string("the head is below the feet along +") + axis + " in " + share +
              " of the frames: the up axis or its sign is wrong (check the file's declared up "
              "axis, or set one)");
+  }
+  // Without names to go by, the positions themselves: a person upright spreads furthest along
+  // the up axis, above a floor at the origin (infer_marker_up, which TRC files are loaded by).
+  std::vector<const Track*> places;
+  for (const Track& t : capture.tracks()) {
+    if (!is_model_output(t.name())) {
+      places.push_back(&t);
+    }
+  }
+  Axis stands = Axis::Z;
+  bool down = false;
+  std::string evidence;
+  const Axis up = capture.info().up_axis;
+  if (!upside_down &&
+      detail::infer_marker_up(places, capture.info().metres_per_unit(), stands, down, evidence) &&
+      (stands != up || down)) {
+    const auto letter = [](Axis a) { return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z"; };
+    const std::string source = capture.info().up_axis_source;
+    warn("up-axis", 1.0,
+         std::string("the positions stand along ") + (down ? "-" : "+") + letter(stands) +
+             ", not along the capture's up axis +" + letter(up) +
+             (source.empty() ? std::string() : " (" + source + ")") + ": " +
+             evidence.substr(evidence.find(", ") + 2) +
+             "; the file's up axis is wrong (set the right one when loading)");
   }
   return out;
 }

@@ -100,6 +100,26 @@ TEST(Plausibility, ASubjectUpsideDownIsNamed) {
   EXPECT_EQ(checks_of(flipped), std::vector<std::string>{"upside-down"});
 }
 
+TEST(Plausibility, ASubjectStandingAlongAnotherAxisIsNamedWithoutHeadOrFootNames) {
+  // c3d.org's sample01 (markers RFT1, RKN1, ...: no head or foot names for the upside-down
+  // check): declared and read Z up, nothing to say.
+  const Capture c = load_capture(test::test_data("c3d/Eb015pi.c3d"));
+  ASSERT_TRUE(checks_of(c).empty());
+  // Its data turned so the subject stands along +X, and upside down along Z, the info still
+  // saying +Z (what c3d.org's sample13, Dance.c3d, is: Y_SCREEN +Z, its dancer along X).
+  const Capture along_x = transformed(c, 1.0, from_to({0, 0, 1}, {1, 0, 0}));
+  std::vector<Finding> f = check_plausibility(along_x);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].check, "up-axis");
+  EXPECT_NE(f[0].message.find("stand along +X, not along the capture's up axis +Z (declared)"),
+            std::string::npos)
+      << f[0].message;
+  const Capture flipped = transformed(c, 1.0, from_to({0, 0, 1}, {0, 0, -1}));
+  f = check_plausibility(flipped);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("stand along -Z"), std::string::npos) << f[0].message;
+}
+
 TEST(Plausibility, DoubledBonesAreNamed) {
   // CMU 131_01 with every bone below the root twice as long: 3.4 m tall.
   const Capture cmu = load_capture(test::repo_data("cmu/131_01.bvh"), metres());
