@@ -27,10 +27,11 @@ CaptureExtent measure_extent(const Capture& capture);
 /// Warnings, each naming the likely cause, when the capture is not the size of a person (a
 /// subject shorter than 0.5 m across or taller than 2.5 m along the up axis) or of a tracked
 /// object (all positions within 2 cm, or spread over more than 50 m), or when a person's head is
-/// below the feet along the up axis in most frames, or (without head and foot names to go by)
-/// when the positions are a person standing along another axis or upside down: spreading
-/// furthest along it, above a floor at the origin, as TRC files are loaded by. Checks
-/// "implausible-size", "upside-down" and "up-axis"; none when the unit is not known.
+/// below the feet along the up axis in most frames, or (whether or not the tracks name a head
+/// and feet, unless that check fired) when the positions are a person standing along another
+/// axis or upside down: spreading furthest along it, above a floor at the origin, the test TRC
+/// files are loaded by. Checks "implausible-size", "upside-down" and "up-axis"; none when the
+/// unit is not known.
 std::vector<Finding> check_plausibility(const Capture& capture);
 
 } // namespace odemocap

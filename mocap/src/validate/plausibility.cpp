@@ -252,8 +252,9 @@ std::vector<Finding> check_plausibility(const Capture& capture) {
              " of the frames: the up axis or its sign is wrong (check the file's declared up "
              "axis, or set one)");
   }
-  // Without names to go by, the positions themselves: a person upright spreads furthest along
-  // the up axis, above a floor at the origin (infer_marker_up, which TRC files are loaded by).
+  // The positions themselves, named or not: a person upright spreads furthest along the up
+  // axis, above a floor at the origin (infer_marker_up, which TRC files are loaded by). Where
+  // the head-and-feet check fired it has said it already.
   std::vector<const Track*> places;
   for (const Track& t : capture.tracks()) {
     if (!is_model_output(t.name())) {
