@@ -200,11 +200,11 @@ double along(const Vec3& v, Axis axis) {
   return axis == Axis::X ? v.x : axis == Axis::Y ? v.y : v.z;
 }
 
+} // namespace
+
 const char* axis_letter(Axis axis) {
   return axis == Axis::X ? "X" : axis == Axis::Y ? "Y" : "Z";
 }
-
-} // namespace
 
 bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note) {
   int head = -1;

@@ -39,6 +39,9 @@ bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std
 /// least 80% of the frames; `note` gives the axis and that share.
 bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
 
+/// "X", "Y" or "Z".
+const char* axis_letter(Axis axis);
+
 /// The file's up axis from markers on a person standing or moving upright (no names needed):
 /// in each of up to 64 frames spread over the capture, the axis along which the markers spread
 /// furthest (between their 10th and 90th percentiles; markers at exactly 0 0 0 left out, as

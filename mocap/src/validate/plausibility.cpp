@@ -135,6 +135,17 @@ std::string unit_cause(double factor) {
   return why;
 }
 
+/// The tracks that are places on a body or object (model outputs left out).
+std::vector<const Track*> places_of(const Capture& capture) {
+  std::vector<const Track*> places;
+  for (const Track& t : capture.tracks()) {
+    if (!is_model_output(t.name())) {
+      places.push_back(&t);
+    }
+  }
+  return places;
+}
+
 } // namespace
 
 CaptureExtent measure_extent(const Capture& capture) {
@@ -145,17 +156,13 @@ CaptureExtent measure_extent(const Capture& capture) {
   }
   std::size_t n = 0;
   std::vector<const Track*> heads, feet;
-  std::vector<const Track*> places;
-  for (const Track& t : capture.tracks()) {
-    if (is_model_output(t.name())) {
-      continue;
-    }
-    places.push_back(&t);
-    n = std::max(n, t.size());
-    if (is_head(t.name())) {
-      heads.push_back(&t);
-    } else if (is_foot(t.name())) {
-      feet.push_back(&t);
+  const std::vector<const Track*> places = places_of(capture);
+  for (const Track* t : places) {
+    n = std::max(n, t->size());
+    if (is_head(t->name())) {
+      heads.push_back(t);
+    } else if (is_foot(t->name())) {
+      feet.push_back(t);
     }
   }
   out.person = !heads.empty() && !feet.empty();
@@ -244,9 +251,7 @@ std::vector<Finding> check_plausibility(const Capture& capture) {
   if (upside_down) {
     char share[16];
     std::snprintf(share, sizeof share, "%.0f%%", 100.0 * (1.0 - e.head_above));
-    const char* axis = capture.info().up_axis == Axis::X   ? "X"
-                       : capture.info().up_axis == Axis::Y ? "Y"
-                                                           : "Z";
+    const char* axis = detail::axis_letter(capture.info().up_axis);
     warn("upside-down", 1.0 - e.head_above,
          std::string("the head is below the feet along +") + axis + " in " + share +
              " of the frames: the up axis or its sign is wrong (check the file's declared up "
@@ -255,26 +260,20 @@ std::vector<Finding> check_plausibility(const Capture& capture) {
   // The positions themselves, named or not: a person upright spreads furthest along the up
   // axis, above a floor at the origin (infer_marker_up, which TRC files are loaded by). Where
   // the head-and-feet check fired it has said it already.
-  std::vector<const Track*> places;
-  for (const Track& t : capture.tracks()) {
-    if (!is_model_output(t.name())) {
-      places.push_back(&t);
-    }
-  }
   Axis stands = Axis::Z;
   bool down = false;
   std::string evidence;
   const Axis up = capture.info().up_axis;
   if (!upside_down &&
-      detail::infer_marker_up(places, capture.info().metres_per_unit(), stands, down, evidence) &&
+      detail::infer_marker_up(places_of(capture), capture.info().metres_per_unit(), stands, down,
+                              evidence) &&
       (stands != up || down)) {
-    const auto letter = [](Axis a) { return a == Axis::X ? "X" : a == Axis::Y ? "Y" : "Z"; };
     const std::string source = capture.info().up_axis_source;
     warn("up-axis", 1.0,
-         std::string("the positions stand along ") + (down ? "-" : "+") + letter(stands) +
-             ", not along the capture's up axis +" + letter(up) +
-             (source.empty() ? std::string() : " (" + source + ")") + ": " +
-             evidence.substr(evidence.find(", ") + 2) +
+         std::string("the positions stand along ") + (down ? "-" : "+") +
+             detail::axis_letter(stands) + ", not along the capture's up axis +" +
+             detail::axis_letter(up) + (source.empty() ? std::string() : " (" + source + ")") +
+             ": " + evidence.substr(evidence.find(", ") + 2) +
              "; the file's up axis is wrong (set the right one when loading)");
   }
   return out;
