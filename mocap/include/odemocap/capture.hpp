@@ -37,7 +37,8 @@ struct CaptureInfo {
   /// The file's up axis (before LoadOptions::up_axis turned it) and where it came from:
   /// "declared" (the file says, e.g. C3D POINT:Y_SCREEN), "format" (the format's fixed
   /// convention: Motive, TRC and ASF Y; Qualisys, Vicon, MVNX and generic CSV Z), or
-  /// "inferred" (BVH: from the head's rest position, see the notes).
+  /// "inferred" (BVH from the skeleton's head and feet, TRC and C3D without POINT:Y_SCREEN from
+  /// where the markers stand; see the notes).
   Axis file_up_axis = Axis::Z;
   std::string up_axis_source;
   /// What the loader noticed and did not trust, e.g. a header frame count that disagrees
@@ -87,6 +88,11 @@ public:
   /// Multiplies every track's positions by `factor` (Track::scale_positions); the skeleton
   /// keeps its file units.
   void scale_positions(double factor);
+
+  /// Turns every track by `rotation` (Track::turn), e.g. to change the capture's up axis; the
+  /// skeleton keeps its file frame. Throws MocapError as Track::turn does; the tracks turned
+  /// before the one that threw stay turned.
+  void turn(const Quat& rotation);
 
   /// The hierarchy and raw channels the capture was computed from (BVH), or nullptr.
   const Skeleton* skeleton() const& { return skeleton_ ? &*skeleton_ : nullptr; }

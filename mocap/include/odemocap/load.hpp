@@ -82,9 +82,9 @@ struct LoadOptions {
   /// the file's numbers when the unit stays unknown).
   double length_scale = 1.0;
   /// When set, positions and orientations are rotated from the file's up axis (Y for BVH and
-  /// Motive, Z for generic CSV and Qualisys TSV, POINT:Y_SCREEN or else Z for C3D) to this one
-  /// by the shortest rotation, e.g. Y-up into ODE's usual Z-up: p' = C p, q' = C q (body frames
-  /// keep their own axes).
+  /// Motive, Z for generic CSV and Qualisys TSV, POINT:Y_SCREEN for C3D, or else the markers'
+  /// or Z) to this one by the shortest rotation, e.g. Y-up into ODE's usual Z-up: p' = C p,
+  /// q' = C q (body frames keep their own axes).
   std::optional<Axis> up_axis;
   /// Names of the tracks to keep; empty keeps all. A name the file lacks is an error.
   std::vector<std::string> tracks;

@@ -16,7 +16,7 @@ namespace odemocap {
 /// (metres per stored unit when known, the stored up axis, the nominal rate in Hz, the format
 /// and file the capture was loaded from), so loading the output gives the same capture with
 /// the same unit, up axis and rate. The tracks must share one time base and have names without
-/// a comma, quote, '#' or line break; throws MocapError otherwise, or when the stream fails.
+/// a comma, quote or line break; throws MocapError otherwise, or when the stream fails.
 void write_rigid_body_csv(const Capture& capture, std::ostream& out);
 
 /// The same into a file, written whole or not at all (through `<path>.partial`, renamed once

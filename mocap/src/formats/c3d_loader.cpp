@@ -413,6 +413,45 @@ Axis up_axis_of(const Parameters& parameters, bool& declared, std::string& note)
   return letter == 'X' ? Axis::X : letter == 'Y' ? Axis::Y : Axis::Z;
 }
 
+/// For a file that declares no up axis (no readable POINT:Y_SCREEN), read in its own frame:
+/// its up axis is the one its markers show a person upright along (detail::infer_marker_up over
+/// the points that are places, not the model outputs POINT:ANGLES, FORCES, MOMENTS, POWERS and
+/// SCALARS list or their names say), else Z, the usual laboratory convention; then the capture
+/// is turned to LoadOptions::up_axis as a declared axis would have been.
+void settle_up(Capture& capture, const Parameters& parameters, const LoadOptions& options) {
+  std::vector<std::string> outputs;
+  for (const char* group : {"ANGLES", "FORCES", "MOMENTS", "POWERS", "SCALARS"}) {
+    const std::vector<std::string> labels = parameters.strings("POINT", group);
+    outputs.insert(outputs.end(), labels.begin(), labels.end());
+  }
+  std::vector<const Track*> places;
+  for (const Track& t : capture.tracks()) {
+    if (t.position_only() && !detail::is_model_output(t.name()) &&
+        std::find(outputs.begin(), outputs.end(), t.name()) == outputs.end()) {
+      places.push_back(&t);
+    }
+  }
+  CaptureInfo& info = capture.info();
+  Axis up = Axis::Z;
+  bool down = false;
+  std::string note;
+  if (detail::infer_marker_up(places, info.metres_per_unit(), up, down, note)) {
+    info.up_axis_source = "inferred";
+    if (up != Axis::Z || down) {
+      info.notes.push_back(note + " (the file declares no up axis; Z would be the usual)" +
+                           (down ? "; the data is turned half a turn so it points up" : ""));
+    }
+  }
+  const Quat turn = detail::up_conversion(options, up, down, info);
+  if (turn.w != 1.0) {
+    try {
+      capture.turn(turn);
+    } catch (const MocapError& e) {
+      throw LoadError(info.source, 0, 0, e.what());
+    }
+  }
+}
+
 /// Whether the header's parameter block pointer leads to a parameter section: some writers
 /// leave it out (pointer 0 or 1, the data where the parameters would be, or a section of 0
 /// blocks, as PhaseSpace's c3d.org sample 20).
@@ -717,8 +756,11 @@ Capture parse_c3d_from(ByteSource& input, std::string_view source, const LoadOpt
   if (!up_note.empty()) {
     info.notes.push_back(up_note);
   }
-  const detail::PoseConversion conversion =
+  detail::PoseConversion conversion =
       detail::make_conversion(options, up, unit.value_or(0.0), info);
+  if (!up_declared) {
+    conversion.rotation = Quat{}; // read in the file's frame, turned by settle_up() at the end
+  }
   info.frame_rate = rate;
 
   Capture capture(info);
@@ -849,6 +891,9 @@ Capture parse_c3d_from(ByteSource& input, std::string_view source, const LoadOpt
         capture, units.empty() ? std::string("POINT:UNITS is missing")
                                : "POINT:UNITS is '" + units[0] + "', not a unit we know (mm, cm, m, in)",
         options);
+  }
+  if (!up_declared) {
+    settle_up(capture, parameters, options);
   }
   return capture;
 }

@@ -396,6 +396,12 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
   PoseConversion conversion;
   conversion.scale = (info.unit_in_metres > 0.0 ? info.unit_in_metres : 1.0) * options.length_scale;
   info.length_scale = conversion.scale;
+  conversion.rotation = up_conversion(options, file_up, file_up_negative, info);
+  return conversion;
+}
+
+Quat up_conversion(const LoadOptions& options, Axis file_up, bool file_up_negative,
+                   CaptureInfo& info) {
   const Axis target = options.up_axis.value_or(file_up);
   info.up_axis = target;
   info.file_up_axis = file_up;
@@ -403,10 +409,7 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
     info.up_axis_source = "format";
   }
   const Vec3 up = axis_vector(file_up) * (file_up_negative ? -1.0 : 1.0);
-  if (target != file_up || file_up_negative) {
-    conversion.rotation = from_to(up, axis_vector(target));
-  }
-  return conversion;
+  return target != file_up || file_up_negative ? from_to(up, axis_vector(target)) : Quat{};
 }
 
 double printed_resolution(std::string_view text) {

@@ -54,6 +54,13 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
                                CaptureInfo& info, double inferred_unit = 0.0,
                                bool file_up_negative = false);
 
+/// The rotation make_conversion() turns a file's positions and orientations by for its up
+/// axis: from `file_up` (negative: the file's up is that axis's negative) to LoadOptions::up_axis,
+/// or to `file_up` itself when none is given (identity, or a half turn when negative). Fills
+/// CaptureInfo::up_axis and file_up_axis, and up_axis_source ("format") when empty.
+Quat up_conversion(const LoadOptions& options, Axis file_up, bool file_up_negative,
+                   CaptureInfo& info);
+
 /// Converts a capture loaded without a known unit to metres (LoadOptions::to_metres) by
 /// inferring the unit from its coordinates; nothing happens when the unit is known or the
 /// option is off.

@@ -27,9 +27,11 @@ void check_writable(const Capture& capture) {
       throw MocapError("write_rigid_body_csv: tracks '" + tracks.front().name() + "' and '" +
                        t.name() + "' have different sample times (resample them first)");
     }
-    if (t.name().find_first_of(",\"\n\r#") != std::string::npos) {
+    // A '#' inside a name is kept: only a row that starts with one is a comment, and the
+    // header starts with `time` (the C3D loader and live streams name a second 'a' 'a#2').
+    if (t.name().find_first_of(",\"\n\r") != std::string::npos) {
       throw MocapError("write_rigid_body_csv: track name '" + t.name() +
-                       "' contains a comma, quote, '#' or line break, which the rigid-body CSV "
+                       "' contains a comma, quote or line break, which the rigid-body CSV "
                        "header cannot hold (rename the track)");
     }
   }

@@ -279,6 +279,29 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
   return true;
 }
 
+std::vector<std::string> name_tokens(const std::string& name) {
+  std::vector<std::string> out(1);
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.back().empty()) {
+      out.emplace_back();
+    }
+  }
+  return out;
+}
+
+bool is_model_output(const std::string& name) {
+  for (const std::string& t : name_tokens(name)) {
+    for (const char* word : {"angle", "force", "moment", "power", "centreofmass", "centerofmass"}) {
+      if (t.find(word) != std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_unit, Axis& axis,
                      bool& negative, std::string& note) {
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit)) {

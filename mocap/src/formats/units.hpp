@@ -57,6 +57,13 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
 bool infer_marker_up(const std::vector<Track>& tracks, double metres_per_unit, Axis& axis,
                      bool& negative, std::string& note);
 
+/// The name's alphanumeric tokens in lower case ("Daphnee:L_HDF" -> daphnee, l, hdf).
+std::vector<std::string> name_tokens(const std::string& name);
+
+/// Model outputs that C3D files store as points (Plug-in Gait's LAnkleAngles, LHipForce,
+/// LKneeMoment, LHipPower, CentreOfMass), by name: not places on a body.
+bool is_model_output(const std::string& name);
+
 /// The unit that puts the largest coordinate of the valid positions closest to 2 m (a lab's
 /// capture volume reaches a few metres from its origin), among metres, centimetres and
 /// millimetres. Positions are the file's numbers.

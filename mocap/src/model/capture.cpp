@@ -41,6 +41,12 @@ void Capture::scale_positions(double factor) {
   }
 }
 
+void Capture::turn(const Quat& rotation) {
+  for (Track& t : tracks_) {
+    t.turn(rotation);
+  }
+}
+
 void Capture::add_track(Track track) {
   if (track.name().empty()) {
     throw MocapError("capture '" + info_.source + "': a track needs a non-empty name");

@@ -1,4 +1,4 @@
-#include "formats/units.hpp" // infer_marker_up
+#include "formats/units.hpp" // infer_marker_up, name_tokens, is_model_output
 
 #include <odemocap/plausibility.hpp>
 
@@ -13,19 +13,6 @@ namespace {
 
 constexpr std::size_t k_frames = 64;
 
-/// The name's alphanumeric tokens in lower case ("Daphnee:L_HDF" -> daphnee, l, hdf).
-std::vector<std::string> tokens(const std::string& name) {
-  std::vector<std::string> out(1);
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!out.back().empty()) {
-      out.emplace_back();
-    }
-  }
-  return out;
-}
-
 /// Strips a side prefix (l, r, left, right) from a marker token: "lfhd" -> "fhd".
 std::string unsided(const std::string& t) {
   for (const char* side : {"left", "right", "l", "r"}) {
@@ -37,23 +24,10 @@ std::string unsided(const std::string& t) {
   return t;
 }
 
-/// Model outputs that C3D files store as points (Plug-in Gait's LAnkleAngles, LHipForce,
-/// LKneeMoment, LHipPower, CentreOfMass): not places on a body.
-bool is_model_output(const std::string& name) {
-  for (const std::string& t : tokens(name)) {
-    for (const char* word : {"angle", "force", "moment", "power", "centreofmass", "centerofmass"}) {
-      if (t.find(word) != std::string::npos) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 /// Joint names (Head, LeftFoot, RightToeBase) and the usual marker labels: Plug-in Gait's
 /// LFHD/RBHD and LTOE/LHEE/LANK, Qualisys' L_HDF and L_FM1/L_FCC.
 bool is_head(const std::string& name) {
-  for (const std::string& t : tokens(name)) {
+  for (const std::string& t : detail::name_tokens(name)) {
     const std::string u = unsided(t);
     if (t.find("head") != std::string::npos || u == "fhd" || u == "bhd" || u == "hdf" ||
         u == "hdb" || t == "hd") {
@@ -64,7 +38,7 @@ bool is_head(const std::string& name) {
 }
 
 bool is_foot(const std::string& name) {
-  for (const std::string& t : tokens(name)) {
+  for (const std::string& t : detail::name_tokens(name)) {
     const std::string u = unsided(t);
     if (t.find("foot") != std::string::npos || t.find("toe") != std::string::npos ||
         t.find("heel") != std::string::npos || t.find("ankle") != std::string::npos ||
@@ -139,7 +113,7 @@ std::string unit_cause(double factor) {
 std::vector<const Track*> places_of(const Capture& capture) {
   std::vector<const Track*> places;
   for (const Track& t : capture.tracks()) {
-    if (!is_model_output(t.name())) {
+    if (!detail::is_model_output(t.name())) {
       places.push_back(&t);
     }
   }

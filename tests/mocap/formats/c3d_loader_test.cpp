@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -441,6 +442,122 @@ TEST(C3dLoader, ANegativeOffsetEndsTheParameterSectionWithANote) {
   ASSERT_EQ(c.info().tolerated.size(), 1u);
   EXPECT_NE(c.info().tolerated[0].find("gives -1 as the offset"), std::string::npos)
       << c.info().tolerated[0];
+}
+
+TEST(C3dLoader, AFileThatDeclaresNoUpAxisStandsAsItsMarkersSay) {
+  // c3d.org sample 28, from a BTS system: no POINT:Y_SCREEN (and no POINT:UNITS). Read from the
+  // bytes by hand (tests/data/c3d/PROVENANCE.md), frame 1: the sacrum at y = 978.355 mm, the
+  // right heel at y = 28.708 mm; along z they are 221.191 and 260.279 mm. Taken as Z up (the
+  // usual laboratory convention, and this loader's reading before), the heel was above the
+  // sacrum.
+  const std::string path = test::test_data("c3d/standing.C3D");
+  EXPECT_LT(0.22119129943847656, 0.260278564453125); // the old reading's heights: upside down
+  {
+    const Capture c = load_capture(path);
+    EXPECT_EQ(c.info().up_axis, Axis::Y);
+    EXPECT_EQ(c.info().file_up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_TRUE(test::has_note(c.info(), "up axis inferred from the markers: +Y"));
+    EXPECT_TRUE(test::has_note(c.info(), "the file declares no up axis"));
+    const Vec3 sacrum = c.track("sacrum").position(0);
+    EXPECT_NEAR(sacrum.x, 0.217777099609375, 1e-12);
+    EXPECT_NEAR(sacrum.y, 0.97835546875, 1e-12);
+    EXPECT_NEAR(sacrum.z, 0.22119129943847656, 1e-12);
+  }
+  {
+    LoadOptions z_up;
+    z_up.up_axis = Axis::Z;
+    const Capture c = load_capture(path, z_up);
+    EXPECT_EQ(c.info().up_axis, Axis::Z);
+    EXPECT_EQ(c.info().file_up_axis, Axis::Y);
+    const Vec3 sacrum = c.track("sacrum").position(0);
+    const Vec3 heel = c.track("r heel").position(0);
+    EXPECT_NEAR(sacrum.z, 0.97835546875, 1e-12);
+    EXPECT_NEAR(heel.z, 0.028708202362060547, 1e-12);
+    EXPECT_NEAR(sacrum.x, 0.217777099609375, 1e-12); // a quarter turn about x: x stays
+    // The same as a file that declares +Y: Y_SCREEN "+Y" written on synthetic markers below.
+  }
+  {
+    // c3d.org sample 20 (PhaseSpace, no parameters at all): its markers stand along +Z, as
+    // read before.
+    const Capture c = load_capture(test::test_data("c3d/phasespace_sample.c3d"));
+    EXPECT_EQ(c.info().up_axis, Axis::Z);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_FALSE(test::has_note(c.info(), "up axis inferred"));
+  }
+}
+
+/// Twelve markers of a person upright along `up` (0 x, 1 y, 2 z) with `sign`, walking along
+/// the next axis, for 20 frames; Y_SCREEN as given (empty: none); numbers in mm.
+C3dSpec person_c3d(int up, double sign, const std::string& y_screen, test::Random& rng) {
+  C3dSpec s;
+  s.rate = 100;
+  s.y_screen = y_screen;
+  const auto walk = static_cast<std::size_t>((up + 1) % 3);
+  const auto side = static_cast<std::size_t>((up + 2) % 3);
+  const double x0 = rng.uniform(-2.0, 2.0);
+  for (int m = 0; m < 12; ++m) {
+    s.labels.push_back("M" + std::to_string(m));
+  }
+  s.labels.push_back("LKneeAngles"); // a model output: degrees, not a place
+  for (int f = 0; f < 20; ++f) {
+    std::vector<C3dPoint> frame;
+    for (int m = 0; m < 12; ++m) {
+      std::array<double, 3> p{};
+      p[static_cast<std::size_t>(up)] = sign * (0.05 + 0.15 * m + rng.uniform(-0.02, 0.02));
+      p[walk] = x0 + 0.02 * f + 0.15 * std::sin(m);
+      p[side] = 0.2 * std::cos(1.7 * m);
+      frame.push_back({1000 * p[0], 1000 * p[1], 1000 * p[2], 1});
+    }
+    frame.push_back({rng.uniform(-20, 170), rng.uniform(-20, 20), rng.uniform(-20, 20), 1});
+    s.frames.push_back(frame);
+  }
+  return s;
+}
+
+TEST(C3dLoader, APersonsUpAxisIsInferredOnlyWhereTheFileDeclaresNone) {
+  test::Random rng(811);
+  const char* names[] = {"X", "Y", "Z"};
+  for (int trial = 0; trial < 12; ++trial) {
+    for (int up = 0; up < 3; ++up) {
+      for (double sign : {1.0, -1.0}) {
+        SCOPED_TRACE(std::string(sign > 0 ? "+" : "-") + names[up] + " trial " +
+                     std::to_string(trial));
+        const std::string file = C3dBuilder(84).build(person_c3d(up, sign, "", rng));
+        LoadOptions z_up;
+        z_up.up_axis = Axis::Z;
+        const Capture c = parse_c3d(file, "person.c3d", z_up);
+        EXPECT_EQ(c.info().file_up_axis, up == 0 ? Axis::X : up == 1 ? Axis::Y : Axis::Z);
+        EXPECT_EQ(c.info().up_axis_source, "inferred");
+        // The head 1.7 m above the feet along +Z, whatever the file's axis and sign.
+        const double head = c.track("M11").position(0).z;
+        const double feet = c.track("M0").position(0).z;
+        EXPECT_GT(head - feet, 1.5);
+        EXPECT_GT(feet, 0.0);
+        // Declared, the same file's axis is taken as it is (never its sign): +Z declared on a
+        // person along another axis stays as declared.
+        const Capture declared =
+            parse_c3d(C3dBuilder(84).build(person_c3d(up, sign, "+Z", rng)), "d.c3d", z_up);
+        EXPECT_EQ(declared.info().up_axis_source, "declared");
+        EXPECT_EQ(declared.info().file_up_axis, Axis::Z);
+      }
+    }
+  }
+  // Markers that are no person upright (a robot tool wandering over a table, 0.9 m up): nothing
+  // is inferred, Z stands.
+  C3dSpec table;
+  table.labels = {"a", "b", "c", "d", "e", "f"};
+  for (int f = 0; f < 20; ++f) {
+    std::vector<C3dPoint> frame;
+    for (int m = 0; m < 6; ++m) {
+      frame.push_back(
+          {rng.uniform(-400, 400), rng.uniform(-400, 400), 900 + rng.uniform(-5, 5), 1});
+    }
+    table.frames.push_back(frame);
+  }
+  const Capture c = parse_c3d(C3dBuilder(84).build(table), "table.c3d");
+  EXPECT_EQ(c.info().up_axis, Axis::Z);
+  EXPECT_EQ(c.info().up_axis_source, "format");
 }
 
 TEST(C3dLoader, PhaseSpacesFileWithoutParametersLoadsFromItsHeader) {

@@ -140,6 +140,32 @@ TEST(Save, MarkersAreWrittenAsPositionsOnlyAndReadBackAsMarkers) {
   EXPECT_TRUE(back.track("tool").valid(3));
 }
 
+TEST(Save, NamesWithAHashAsLoadersGiveTwiceUsedLabelsRoundTrip) {
+  // c3d.org's sample28 labels two points 'r should'; the C3D loader names the second
+  // 'r should#2', and odemocap convert could not write it.
+  Capture capture;
+  for (const char* name : {"r should", "r should#2", "#lead"}) {
+    Track marker(name);
+    marker.set_position_only(true);
+    marker.append(0.0, {{0.1, 0.2, 0.3}, Quat{}});
+    marker.append(0.01, {{0.4, 0.5, 0.6}, Quat{}});
+    capture.add_track(marker);
+  }
+  std::ostringstream out;
+  write_rigid_body_csv(capture, out);
+  const Capture back = parse_rigid_body_csv(out.str(), "hash.csv");
+  ASSERT_EQ(back.tracks().size(), 3u);
+  EXPECT_EQ(back.tracks()[1].name(), "r should#2");
+  EXPECT_EQ(back.tracks()[2].name(), "#lead");
+  EXPECT_EQ(back.track("r should#2").position(1).y, 0.5);
+  Track comma("a,b");
+  comma.append(0.0, {{0, 0, 0}, Quat{}});
+  Capture refused;
+  refused.add_track(comma);
+  std::ostringstream ignored;
+  EXPECT_THROW(write_rigid_body_csv(refused, ignored), MocapError);
+}
+
 TEST(Save, RigidBodyCsvRoundTripsBitForBit) {
   LoadOptions load;
   load.length_scale = 0.0254 / 0.45;
