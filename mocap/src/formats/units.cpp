@@ -318,6 +318,8 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
   }
   const std::size_t samples = std::min(n, k_frames);
   std::array<std::size_t, 3> votes{};
+  std::array<std::size_t, 3> widest{}; // frames in which the axis spreads furthest, by any margin
+  std::array<std::vector<double>, 3> spreads; // along each axis, every frame's spread
   std::size_t frames = 0;
   std::array<std::vector<double>, 3> coordinates; // along each axis, every frame's markers
   std::array<std::vector<double>, 3> frame;
@@ -351,12 +353,16 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
         return *it;
       };
       spread[static_cast<std::size_t>(a)] = at(0.9) - at(0.1);
+      spreads[static_cast<std::size_t>(a)].push_back(spread[static_cast<std::size_t>(a)]);
       coordinates[static_cast<std::size_t>(a)].insert(
           coordinates[static_cast<std::size_t>(a)].end(), c.begin(), c.end());
     }
     const std::size_t top =
         static_cast<std::size_t>(std::max_element(spread.begin(), spread.end()) - spread.begin());
     const double next = std::max(spread[(top + 1) % 3], spread[(top + 2) % 3]);
+    if (spread[top] > next) {
+      ++widest[top];
+    }
     if (spread[top] >= 1.5 * next && spread[top] > 0.0) {
       ++votes[top];
     }
@@ -364,11 +370,29 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
   if (frames < 8) {
     return false;
   }
-  const std::size_t top =
+  std::size_t top =
       static_cast<std::size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
-  const double share = static_cast<double>(votes[top]) / static_cast<double>(frames);
+  double share = static_cast<double>(votes[top]) / static_cast<double>(frames);
+  std::string margin = "";
   if (share < 0.8) {
-    return false;
+    // A walk seen by few markers (a lower body's) spreads them along the walk by the stride,
+    // in some frames nearly as far as up: the axis must then be the widest in 80% of the frames
+    // and 1.5 times the next in the median frame.
+    top = static_cast<std::size_t>(std::max_element(widest.begin(), widest.end()) - widest.begin());
+    share = static_cast<double>(widest[top]) / static_cast<double>(frames);
+    std::array<double, 3> median{};
+    for (std::size_t a = 0; a < 3; ++a) {
+      std::vector<double>& v = spreads[a];
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      median[a] = v[v.size() / 2];
+    }
+    const double next = std::max(median[(top + 1) % 3], median[(top + 2) % 3]);
+    if (share < 0.8 || !(median[top] >= 1.5 * next)) {
+      return false;
+    }
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f", next > 0.0 ? median[top] / next : 0.0);
+    margin = std::string(" (") + ratio + " times the next in the median frame)";
   }
   // Heights above a floor at the origin: the markers of a person lie between just below it and
   // a raised hand's reach. A horizontal axis of a lab with its origin in a corner has positive
@@ -393,8 +417,8 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
   std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * share);
   note = std::string("up axis inferred from the markers: ") + (negative ? "-" : "+") +
          axis_letter(axis) + ", the direction they spread furthest (a person upright) in " +
-         percent + " of " + std::to_string(frames) +
-         " frames, at heights of -0.2 to 2.5 m above the origin";
+         percent + " of " + std::to_string(frames) + " frames" + margin +
+         ", at heights of -0.2 to 2.5 m above the origin";
   return true;
 }
 

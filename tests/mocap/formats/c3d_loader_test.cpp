@@ -478,6 +478,20 @@ TEST(C3dLoader, AFileThatDeclaresNoUpAxisStandsAsItsMarkersSay) {
     // The same as a file that declares +Y: Y_SCREEN "+Y" written on synthetic markers below.
   }
   {
+    // The same lab's walking trial as c3d.org rewrote it (units declared, still no Y_SCREEN):
+    // a lower-body marker set whose stride spreads it along the walk, in a third of the frames
+    // to more than two thirds of its height. RASI at y = 933.067 mm and RMET at 11.946 mm in
+    // frame 101, read by hand.
+    LoadOptions z_up;
+    z_up.up_axis = Axis::Z;
+    const Capture c = load_capture(test::test_data("c3d/type1.C3D"), z_up);
+    EXPECT_EQ(c.info().file_up_axis, Axis::Y);
+    EXPECT_EQ(c.info().up_axis_source, "inferred");
+    EXPECT_TRUE(test::has_note(c.info(), "times the next in the median frame"));
+    EXPECT_NEAR(c.track("RASI").position(100).z, 0.9330665283203125, 1e-12);
+    EXPECT_NEAR(c.track("RMET").position(100).z, 0.011945637702941895, 1e-12);
+  }
+  {
     // c3d.org sample 20 (PhaseSpace, no parameters at all): its markers stand along +Z, as
     // read before.
     const Capture c = load_capture(test::test_data("c3d/phasespace_sample.c3d"));
