@@ -373,7 +373,7 @@ bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_
   std::size_t top =
       static_cast<std::size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
   double share = static_cast<double>(votes[top]) / static_cast<double>(frames);
-  std::string margin = "";
+  std::string margin; // said in the note when the second test decided
   if (share < 0.8) {
     // A walk seen by few markers (a lower body's) spreads them along the walk by the stride,
     // in some frames nearly as far as up: the axis must then be the widest in 80% of the frames

@@ -47,10 +47,13 @@ const char* axis_letter(Axis axis);
 /// furthest (between their 10th and 90th percentiles; markers at exactly 0 0 0 left out, as
 /// lost) when that spread is at least 1.5 times the next axis's (a person is taller than wide);
 /// the sign that puts at least 95% of the markers' coordinates along it at heights of -0.2 to
-/// 2.5 m (a lab's floor is its origin). `metres_per_unit` converts the tracks' numbers to
+/// 2.5 m (a lab's floor is its origin). Where no axis holds in 80% of the frames (the stride of
+/// a walk seen by few markers, a lower body's, spreads them along the walk nearly as far as up),
+/// an axis that spreads furthest in at least 80% of the frames and at least 1.5 times as far as
+/// the next in the median frame is taken. `metres_per_unit` converts the tracks' numbers to
 /// metres. False, and nothing is inferred, when the unit is unknown (0), fewer than 8 frames
-/// have 6 or more markers, no axis holds in at least 80% of those, or neither sign gives
-/// heights; `note` gives the axis, the share and the frames.
+/// have 6 or more markers, neither test finds an axis, or neither sign gives heights; `note`
+/// gives the axis, the share and the frames (and the median frame's margin, where it decided).
 bool infer_marker_up(const std::vector<const Track*>& tracks, double metres_per_unit, Axis& axis,
                      bool& negative, std::string& note);
 /// The same over every track of `tracks`.

@@ -3,7 +3,6 @@
 #include <odemocap/plausibility.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
