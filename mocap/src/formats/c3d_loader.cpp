@@ -387,7 +387,8 @@ private:
 };
 
 /// The file's up axis from POINT:Y_SCREEN ("+Z", "-Y", ...; the axis that points up the
-/// screen in a viewer), Z when absent or unreadable. X_SCREEN and Y_SCREEN only orient a
+/// screen in a viewer); when absent or unreadable, `declared` is false and Z is returned for
+/// settle_up() to confirm or replace. X_SCREEN and Y_SCREEN only orient a
 /// viewer's camera: ezc3d and BTK leave the data as it is, and Qualisys QTM writes "-Z" for
 /// data that stands on +Z. So only the axis is taken, never the sign, and the data is never
 /// turned by them (`note` says so when the sign is "-").
@@ -402,7 +403,7 @@ Axis up_axis_of(const Parameters& parameters, bool& declared, std::string& note)
       std::toupper(static_cast<unsigned char>(v.empty() ? ' ' : v.back())));
   const bool sign_ok = v.size() == 1 || (v.size() == 2 && (v[0] == '+' || v[0] == '-'));
   if (!sign_ok || (letter != 'X' && letter != 'Y' && letter != 'Z')) {
-    note = "POINT:Y_SCREEN is '" + v + "', not an axis such as +Z: Z taken as up";
+    note = "POINT:Y_SCREEN is '" + v + "', not an axis such as +Z: read as declaring none";
     return Axis::Z;
   }
   declared = true;

@@ -557,6 +557,13 @@ TEST(C3dLoader, APersonsUpAxisIsInferredOnlyWhereTheFileDeclaresNone) {
       }
     }
   }
+  // A Y_SCREEN that names no axis declares none: the markers tell.
+  const Capture unreadable =
+      parse_c3d(C3dBuilder(84).build(person_c3d(1, 1.0, "up", rng)), "unreadable.c3d");
+  EXPECT_EQ(unreadable.info().up_axis, Axis::Y);
+  EXPECT_EQ(unreadable.info().up_axis_source, "inferred");
+  EXPECT_TRUE(
+      test::has_note(unreadable.info(), "'up', not an axis such as +Z: read as declaring none"));
   // Markers that are no person upright (a robot tool wandering over a table, 0.9 m up): nothing
   // is inferred, Z stands.
   C3dSpec table;
