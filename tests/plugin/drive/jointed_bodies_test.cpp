@@ -1,10 +1,12 @@
 // Dynamic bodies jointed to captured bodies, with the project's defaults: a payload welded to
 // a carrier flying a 3 Hz figure eight and to the CMU hop's right wrist, and a pendulum hanging
 // from a swinging body. Truth: where a payload welded rigidly would be (the carrier's pose times
-// the weld's offset), and the ball joint's own two anchors. The same trajectories were run in
-// MuJoCo and PyBullet by an independent program (figures in tests/bench/README.md); the bounds
-// below are theirs.
+// the weld's offset), and the ball joint's own two anchors. Similar trajectories were run in
+// MuJoCo and PyBullet by an independent program, and these scenes
+// (tests/support/jointed_scenes.hpp) in MuJoCo by tests/bench/mujoco_peer.cpp (figures in
+// tests/bench/README.md); the bounds below are the independent program's.
 #include "support/data_paths.hpp"
+#include "support/jointed_scenes.hpp"
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
 
@@ -25,14 +27,10 @@ namespace {
 using test::k_pi;
 using test::OdeScene;
 using test::sampled_track;
+using test::jointed::compose;
+using test::jointed::k_h;
 
-constexpr double k_h = 1.0 / 120.0;
 constexpr double k_deg = 180.0 / k_pi;
-
-/// The pose b given in a's frame, in the world: what a rigid weld keeps.
-Pose compose(const Pose& a, const Pose& b) {
-  return {a.p + rotate(a.q, b.p), a.q * b.q};
-}
 
 /// A box of `sides` and `mass` welded (dJointTypeFixed) to `carrier` at `offset` in its frame.
 dBodyID welded_box(OdeScene& scene, dBodyID carrier, const Pose& offset, const Vec3& sides,
@@ -63,8 +61,9 @@ WeldRun welded_payload(const Track& track, double seconds, const NeighbourSettin
   driver.bind(carrier, track);
   driver.prestep(k_h); // places the carrier on its first pose
   driver.restart();
-  const Pose offset{{0.15, 0.05, -0.1}, from_axis_angle(normalized(Vec3{1, 2, 3}), 0.7)};
-  dBodyID payload = welded_box(scene, carrier, offset, {0.12, 0.08, 0.05}, 0.5);
+  const Pose offset = test::jointed::weld_offset();
+  dBodyID payload = welded_box(scene, carrier, offset, test::jointed::payload_sides(),
+                               test::jointed::k_payload_mass);
   WeldRun r;
   double sum2 = 0.0;
   const int steps = static_cast<int>(seconds / k_h);
@@ -82,42 +81,31 @@ WeldRun welded_payload(const Track& track, double seconds, const NeighbourSettin
   return r;
 }
 
-/// A 3 Hz figure eight, 0.3 m wide, turning as it goes.
-Pose figure_eight(double t) {
-  const double w = 2 * k_pi * 3.0;
-  return {{0.3 * std::sin(w * t), 0.15 * std::sin(2 * w * t), 1.0},
-          from_axis_angle(normalized(Vec3{0.3, 0.2, 1.0}), 0.8 * std::sin(w * t))};
-}
-
 /// The CMU hop's right wrist, in metres, Z up.
 Track cmu_wrist() {
-  LoadOptions load;
-  load.length_scale = 0.0254 / 0.45;
-  load.up_axis = Axis::Z;
-  const Capture c = load_capture(test::repo_data("cmu/131_03.bvh"), load);
-  return *c.find_track("RightWrist");
+  return test::jointed::cmu_wrist(test::repo_data("cmu/131_03.bvh"));
 }
 
 /// A 1 kg bob 0.5 m below a body that swings about a horizontal axis (40 degrees, 1.5 Hz) on
-/// a ball joint: the largest gap between the joint's two anchors (m) over 4 s.
+/// a ball joint (test::jointed::swing): the largest gap between the joint's two anchors (m)
+/// over 4 s.
 double pendulum_gap(const NeighbourSettings& neighbours = {}) {
+  namespace scene_of = test::jointed;
   OdeScene scene;
   KinematicDriver driver(scene.world);
   driver.set_neighbours(neighbours);
   dBodyID swinger = dBodyCreate(scene.world);
-  const auto swing = [](double t) {
-    return Pose{{0.2 * std::sin(2 * k_pi * 0.7 * t), 0, 1.5},
-                from_axis_angle({0, 1, 0}, 0.7 * std::sin(2 * k_pi * 1.5 * t))};
-  };
-  driver.bind(swinger, sampled_track("swing", k_h, 4.2, swing));
+  driver.bind(swinger, sampled_track("swing", k_h, 4.2, scene_of::swing));
   driver.prestep(k_h); // places the swinger on its first pose
   driver.restart();
-  dBodyID bob = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 0.8});
+  const double side = scene_of::k_bob_side;
+  dBodyID bob = scene.box({side, side, side}, scene_of::k_bob_mass, scene_of::bob_start());
   dJointID ball = dJointCreateBall(scene.world, nullptr);
   dJointAttach(ball, swinger, bob);
-  dJointSetBallAnchor(ball, 0, 0, 1.3); // 0.2 m below the swinger's origin, 0.5 m above the bob
+  const Vec3 anchor = scene_of::pendulum_anchor(); // 0.2 m below the swinger, 0.5 m above the bob
+  dJointSetBallAnchor(ball, anchor.x, anchor.y, anchor.z);
   double gap = 0.0;
-  for (int i = 0; i < static_cast<int>(4.0 / k_h); ++i) {
+  for (int i = 0; i < static_cast<int>(scene_of::k_seconds / k_h); ++i) {
     driver.prestep(k_h);
     scene.step(k_h);
     dVector3 a1, a2;
@@ -137,7 +125,7 @@ NeighbourSettings left_alone() {
 }
 
 TEST(JointedBodies, AWeldedPayloadOnAFigureEightStaysWelded) {
-  const Track eight = sampled_track("eight", k_h, 4.2, figure_eight);
+  const Track eight = sampled_track("eight", k_h, 4.2, test::jointed::figure_eight);
   const WeldRun r = welded_payload(eight, 4.0);
   const WeldRun before = welded_payload(eight, 4.0, left_alone());
   std::printf("[ metric ] payload welded to a 3 Hz figure eight: %.3f mm RMS, %.3f mm max, "
