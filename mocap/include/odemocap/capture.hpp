@@ -36,7 +36,8 @@ struct CaptureInfo {
   Axis up_axis = Axis::Z;    ///< world axis pointing up in the stored positions
   /// The file's up axis (before LoadOptions::up_axis turned it) and where it came from:
   /// "declared" (the file says, e.g. C3D POINT:Y_SCREEN), "format" (the format's fixed
-  /// convention: Motive, TRC and ASF Y; Qualisys, Vicon, MVNX and generic CSV Z), or
+  /// convention: Motive, TRC and ASF Y; Qualisys, Vicon, MVNX and generic CSV Z; C3D without
+  /// POINT:Y_SCREEN, where the markers do not tell, Z), or
   /// "inferred" (BVH from the skeleton's head and feet, TRC and C3D without POINT:Y_SCREEN from
   /// where the markers stand; see the notes).
   Axis file_up_axis = Axis::Z;

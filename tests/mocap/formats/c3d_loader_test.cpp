@@ -447,13 +447,13 @@ TEST(C3dLoader, ANegativeOffsetEndsTheParameterSectionWithANote) {
 TEST(C3dLoader, AFileThatDeclaresNoUpAxisStandsAsItsMarkersSay) {
   // c3d.org sample 28, from a BTS system: no POINT:Y_SCREEN (and no POINT:UNITS). Read from the
   // bytes by hand (tests/data/c3d/PROVENANCE.md), frame 1: the sacrum at y = 978.355 mm, the
-  // right heel at y = 28.708 mm; along z they are 221.191 and 260.279 mm. Taken as Z up (the
-  // usual laboratory convention, and this loader's reading before), the heel was above the
-  // sacrum.
+  // right heel at y = 28.708 mm; along z they are 221.191 and 260.279 mm.
   const std::string path = test::test_data("c3d/standing.C3D");
-  EXPECT_LT(0.22119129943847656, 0.260278564453125); // the old reading's heights: upside down
   {
-    const Capture c = load_capture(path);
+    const Capture c = load_capture(path); // in the file's frame
+    // Taken as Z up (the usual laboratory convention, and this loader's reading before), the
+    // heel stood above the sacrum.
+    EXPECT_LT(c.track("sacrum").position(0).z, c.track("r heel").position(0).z);
     EXPECT_EQ(c.info().up_axis, Axis::Y);
     EXPECT_EQ(c.info().file_up_axis, Axis::Y);
     EXPECT_EQ(c.info().up_axis_source, "inferred");
@@ -475,7 +475,6 @@ TEST(C3dLoader, AFileThatDeclaresNoUpAxisStandsAsItsMarkersSay) {
     EXPECT_NEAR(sacrum.z, 0.97835546875, 1e-12);
     EXPECT_NEAR(heel.z, 0.028708202362060547, 1e-12);
     EXPECT_NEAR(sacrum.x, 0.217777099609375, 1e-12); // a quarter turn about x: x stays
-    // The same as a file that declares +Y: Y_SCREEN "+Y" written on synthetic markers below.
   }
   {
     // The same lab's walking trial as c3d.org rewrote it (units declared, still no Y_SCREEN):
@@ -537,10 +536,10 @@ TEST(C3dLoader, APersonsUpAxisIsInferredOnlyWhereTheFileDeclaresNone) {
       for (double sign : {1.0, -1.0}) {
         SCOPED_TRACE(std::string(sign > 0 ? "+" : "-") + names[up] + " trial " +
                      std::to_string(trial));
-        const std::string file = C3dBuilder(84).build(person_c3d(up, sign, "", rng));
+        C3dSpec spec = person_c3d(up, sign, "", rng);
         LoadOptions z_up;
         z_up.up_axis = Axis::Z;
-        const Capture c = parse_c3d(file, "person.c3d", z_up);
+        const Capture c = parse_c3d(C3dBuilder(84).build(spec), "person.c3d", z_up);
         EXPECT_EQ(c.info().file_up_axis, up == 0 ? Axis::X : up == 1 ? Axis::Y : Axis::Z);
         EXPECT_EQ(c.info().up_axis_source, "inferred");
         // The head 1.7 m above the feet along +Z, whatever the file's axis and sign.
@@ -548,10 +547,18 @@ TEST(C3dLoader, APersonsUpAxisIsInferredOnlyWhereTheFileDeclaresNone) {
         const double feet = c.track("M0").position(0).z;
         EXPECT_GT(head - feet, 1.5);
         EXPECT_GT(feet, 0.0);
-        // Declared, the same file's axis is taken as it is (never its sign): +Z declared on a
-        // person along another axis stays as declared.
-        const Capture declared =
-            parse_c3d(C3dBuilder(84).build(person_c3d(up, sign, "+Z", rng)), "d.c3d", z_up);
+        // The same file declaring the axis its markers show loads the same positions.
+        if (sign > 0) {
+          spec.y_screen = std::string("+") + names[up];
+          const Capture same = parse_c3d(C3dBuilder(84).build(spec), "same.c3d", z_up);
+          EXPECT_EQ(same.info().up_axis_source, "declared");
+          EXPECT_TRUE(
+              test::near_vec(same.track("M7").position(5), c.track("M7").position(5), 1e-12));
+        }
+        // Declared, the file's axis is taken as it is: +Z declared on a person along another
+        // axis stays as declared.
+        spec.y_screen = "+Z";
+        const Capture declared = parse_c3d(C3dBuilder(84).build(spec), "d.c3d", z_up);
         EXPECT_EQ(declared.info().up_axis_source, "declared");
         EXPECT_EQ(declared.info().file_up_axis, Axis::Z);
       }
