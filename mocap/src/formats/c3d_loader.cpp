@@ -433,17 +433,8 @@ void settle_up(Capture& capture, const Parameters& parameters, const LoadOptions
     }
   }
   CaptureInfo& info = capture.info();
-  Axis up = Axis::Z;
-  bool down = false;
-  std::string note;
-  if (detail::infer_marker_up(places, info.metres_per_unit(), up, down, note)) {
-    info.up_axis_source = "inferred";
-    if (up != Axis::Z || down) {
-      info.notes.push_back(note + " (the file declares no up axis; Z would be the usual)" +
-                           (down ? "; the data is turned half a turn so it points up" : ""));
-    }
-  }
-  const Quat turn = detail::up_conversion(options, up, down, info);
+  const Quat turn = detail::settle_marker_up(
+      places, Axis::Z, "the file declares no up axis; Z would be the usual", options, info);
   if (turn.w != 1.0) {
     try {
       capture.turn(turn);

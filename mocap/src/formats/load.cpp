@@ -412,6 +412,21 @@ Quat up_conversion(const LoadOptions& options, Axis file_up, bool file_up_negati
   return target != file_up || file_up_negative ? from_to(up, axis_vector(target)) : Quat{};
 }
 
+Quat settle_marker_up(const std::vector<const Track*>& places, Axis assumed,
+                      const std::string& aside, const LoadOptions& options, CaptureInfo& info) {
+  Axis up = assumed;
+  bool down = false;
+  std::string note;
+  if (infer_marker_up(places, info.metres_per_unit(), up, down, note)) {
+    info.up_axis_source = "inferred";
+    if (up != assumed || down) {
+      info.notes.push_back(note + " (" + aside + ")" +
+                           (down ? "; the data is turned half a turn so it points up" : ""));
+    }
+  }
+  return up_conversion(options, up, down, info);
+}
+
 double printed_resolution(std::string_view text) {
   text = trim(text);
   if (text.find_first_of("eE") != std::string_view::npos) {

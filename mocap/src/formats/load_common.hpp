@@ -61,6 +61,15 @@ PoseConversion make_conversion(const LoadOptions& options, Axis file_up, double 
 Quat up_conversion(const LoadOptions& options, Axis file_up, bool file_up_negative,
                    CaptureInfo& info);
 
+/// For a file read in its own frame (unit converted, not turned) that does not declare its up
+/// axis: the axis and sign its markers show a person upright along (infer_marker_up over
+/// `places`, in `info`'s unit), else `assumed`. Fills CaptureInfo's up axis fields as
+/// up_conversion() does, up_axis_source "inferred" when the markers told, and a note, ending in
+/// `aside`, when they told another axis than `assumed` or its negative. Returns the rotation
+/// that turns the data to LoadOptions::up_axis (identity: none).
+Quat settle_marker_up(const std::vector<const Track*>& places, Axis assumed,
+                      const std::string& aside, const LoadOptions& options, CaptureInfo& info);
+
 /// Converts a capture loaded without a known unit to metres (LoadOptions::to_metres) by
 /// inferring the unit from its coordinates; nothing happens when the unit is known or the
 /// option is off.

@@ -279,22 +279,16 @@ Capture parse_trc(std::string_view text, std::string_view source, const LoadOpti
   // OpenSim's convention is Y up; labs export TRC files in their Z-up frames too (BTK's
   // samples, some of opensim-core's own): the markers tell, where they are a person upright
   // over a floor at the origin.
-  Axis up = Axis::Y;
-  bool down = false;
-  std::string up_note;
-  const double metres_per_unit = info.unit_in_metres > 0.0 ? 1.0 / options.length_scale : 0.0;
-  if (detail::infer_marker_up(tracks, metres_per_unit, up, down, up_note)) {
-    info.up_axis_source = "inferred";
-    if (up != Axis::Y || down) {
-      info.notes.push_back(up_note + " (not OpenSim's convention, +Y)" +
-                           (down ? "; the data is turned half a turn so it points up" : ""));
-    }
+  std::vector<const Track*> places;
+  for (const Track& track : tracks) {
+    places.push_back(&track);
   }
-  const detail::PoseConversion turn = detail::make_conversion(options, up, unit, info, 0.0, down);
-  if (turn.rotation.w != 1.0) {
+  const Quat turn =
+      detail::settle_marker_up(places, Axis::Y, "not OpenSim's convention, +Y", options, info);
+  if (turn.w != 1.0) {
     for (Track& track : tracks) {
       try {
-        track.turn(turn.rotation);
+        track.turn(turn);
       } catch (const MocapError& e) {
         throw LoadError(std::string(source), 0, 0, e.what());
       }
