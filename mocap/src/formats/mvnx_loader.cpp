@@ -5,7 +5,10 @@
 // "time" attribute (ms). Xsens's world is Z up. The hierarchy, when the file has one, is in
 // <joints><joint label=...><connector1>Parent/point</connector1><connector2>Child/point
 // </connector2>: the child hangs from the parent at the parent's point, whose position in the
-// parent segment's frame is that point's <pos_b> (m) among the segment's <points>.
+// parent segment's frame is that point's <pos_b> (m; MVN 2018 and later, MVNX version 4) or
+// <pos_s> (the same, as Xsens's MVNX 3 schema names it) among the segment's <points>. The
+// reference frames before the motion (type "identity", "tpose", "tpose-isb", "npose") are not
+// motion; the "identity" one, every segment frame turned to the world's, is the rest pose.
 
 #include "checks.hpp"
 #include "load_common.hpp"
@@ -76,12 +79,15 @@ points(const pugi::xml_node& segments, const Fail& fail,
   for (const pugi::xml_node& segment : segments.children("segment")) {
     auto& of_segment = out[segment.attribute("label").as_string()];
     for (const pugi::xml_node& point : segment.child("points").children("point")) {
-      const pugi::xml_node pos = point.child("pos_b");
+      pugi::xml_node pos = point.child("pos_b");
+      if (!pos) {
+        pos = point.child("pos_s");
+      }
       if (!pos) {
         continue;
       }
       if (!numbers(pos.child_value(), v) || v.size() != 3) {
-        fail(offset_of(pos), "a point's <pos_b> must hold 3 numbers (m)");
+        fail(offset_of(pos), "a point's <" + std::string(pos.name()) + "> must hold 3 numbers (m)");
       }
       of_segment[point.attribute("label").as_string()] = {v[0], v[1], v[2]};
     }
@@ -89,11 +95,41 @@ points(const pugi::xml_node& segments, const Fail& fail,
   return out;
 }
 
+/// A frame's pose of every segment, as the file writes it (world frame, m).
+struct FramePoses {
+  std::vector<double> q, p; // w x y z and x y z per segment
+};
+
+/// The poses of `frame` (an "identity" reference frame or a normal one), checked: `what` names
+/// it in the error.
+FramePoses frame_poses(const pugi::xml_node& frame, std::size_t segments, const Fail& fail,
+                       const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
+  FramePoses out;
+  const bool read = numbers(frame.child("orientation").child_value(), out.q) &&
+                    numbers(frame.child("position").child_value(), out.p);
+  bool finite = read && out.q.size() == 4 * segments && out.p.size() == 3 * segments;
+  for (std::size_t i = 0; finite && i < out.q.size(); ++i) {
+    finite = std::isfinite(out.q[i]) && (i >= out.p.size() || std::isfinite(out.p[i]));
+  }
+  if (!finite) {
+    fail(offset_of(frame), "the " + std::string(frame.attribute("type").as_string()) +
+                               " frame must hold a finite orientation (w x y z) and position "
+                               "for each of the " +
+                               std::to_string(segments) + " segments");
+  }
+  return out;
+}
+
 /// The segments as a skeleton, from <joints>: parents before children, each child's offset the
-/// parent's connecting point. Empty when the file has no <joints>.
+/// parent's connecting point less the child's (the rest pose lines their frames up). Where the
+/// file gives no position for the parent's point, the offset is measured in `rest` (the
+/// "identity" frame, else the first normal one): the child's point, seen from the parent.
+/// Empty when the file has no <joints>.
 std::optional<Skeleton>
-hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names, const Fail& fail,
-          const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
+hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names,
+          const pugi::xml_node& rest, const Fail& fail,
+          const std::function<std::size_t(const pugi::xml_node&)>& offset_of,
+          std::vector<std::string>& notes) {
   const pugi::xml_node joints = subject.child("joints");
   if (!joints || !joints.child("joint")) {
     return std::nullopt;
@@ -103,12 +139,22 @@ hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names, 
     index[names[i]] = i;
   }
   const auto at = points(subject.child("segments"), fail, offset_of);
+  const auto point_at = [&](const std::string& segment, const std::string& label) {
+    const auto of_segment = at.find(segment);
+    const Vec3* found = nullptr;
+    if (of_segment != at.end()) {
+      const auto p = of_segment->second.find(label);
+      found = p != of_segment->second.end() ? &p->second : nullptr;
+    }
+    return found;
+  };
+  std::optional<FramePoses> rest_poses;
+  std::string measured; // the children whose offset was measured in `rest`
   std::vector<int> parent(names.size(), -1);
   std::vector<Vec3> offset(names.size());
   for (const pugi::xml_node& joint : joints.children("joint")) {
     const auto [from, point] = connector(joint.child("connector1"), fail, offset_of(joint));
-    const auto [to, unused] = connector(joint.child("connector2"), fail, offset_of(joint));
-    (void)unused;
+    const auto [to, child_point] = connector(joint.child("connector2"), fail, offset_of(joint));
     if (index.count(from) == 0 || index.count(to) == 0) {
       fail(offset_of(joint), "joint '" + std::string(joint.attribute("label").as_string()) +
                                  "' connects '" + from + "' and '" + to +
@@ -120,11 +166,37 @@ hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names, 
            "segment '" + to + "' is connected to a second parent ('" + from + "')");
     }
     parent[child] = static_cast<int>(index[from]);
-    const auto segment_points = at.find(from);
-    if (segment_points != at.end()) {
-      const auto p = segment_points->second.find(point);
-      offset[child] = p != segment_points->second.end() ? p->second : Vec3{};
+    const Vec3* in_parent = point_at(from, point);
+    const Vec3* found_in_child = point_at(to, child_point);
+    const Vec3 in_child = found_in_child != nullptr ? *found_in_child : Vec3{};
+    if (in_parent != nullptr) {
+      offset[child] = *in_parent - in_child;
+      continue;
     }
+    if (!rest_poses) {
+      rest_poses = frame_poses(rest, names.size(), fail, offset_of);
+    }
+    const auto pose = [&](std::size_t i) {
+      const double* q = &rest_poses->q[4 * i];
+      const double* p = &rest_poses->p[3 * i];
+      const Quat raw{q[0], q[1], q[2], q[3]};
+      if (!(std::fabs(norm(raw) - 1.0) <= Track::k_unit_tolerance)) {
+        fail(offset_of(rest), "the " + std::string(rest.attribute("type").as_string()) +
+                                  " frame's orientation of '" + names[i] +
+                                  "' is not a unit quaternion");
+      }
+      return Pose{{p[0], p[1], p[2]}, normalized(raw)};
+    };
+    const Pose a = pose(index[from]), c = pose(child);
+    offset[child] = rotate(conj(a.q), c.p + rotate(c.q, in_child) - a.p) - in_child;
+    measured += (measured.empty() ? "" : ", ") + to;
+  }
+  if (!measured.empty()) {
+    notes.push_back("MVNX: the joints of " + measured +
+                    " name points their parents do not list: their offsets are measured in the " +
+                    (std::string_view(rest.attribute("type").as_string()) == "identity"
+                         ? "identity (rest) frame"
+                         : "first normal frame"));
   }
   // Parents before children: roots in file order, then breadth first. A segment never reached
   // sits on a cycle.
@@ -213,9 +285,17 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
   double previous = -INFINITY;
   std::size_t frames = 0;
   double time_resolution = INFINITY; // the finest the times are printed to (s; MVN: whole ms)
+  pugi::xml_node identity, first_normal; // the rest pose, and the frame that stands in for it
   for (const pugi::xml_node& frame : subject.child("frames").children("frame")) {
-    if (std::string_view(frame.attribute("type").as_string()) != "normal") {
-      continue; // identity, tpose and tpose-isb reference frames
+    const std::string_view type = frame.attribute("type").as_string();
+    if (type == "identity" && !identity) {
+      identity = frame;
+    }
+    if (type != "normal") {
+      continue; // identity, tpose, tpose-isb and npose reference frames
+    }
+    if (!first_normal) {
+      first_normal = frame;
     }
     const double t = frame.attribute("time").as_double(NAN) / 1000.0;
     if (!(t > previous) || !std::isfinite(t)) {
@@ -252,7 +332,8 @@ Capture parse_mvnx(std::string_view text, std::string_view source, const LoadOpt
     fail(offset_of(subject), "no <frame type=\"normal\"> (only reference poses)");
   }
   detail::use_rate_grid(tracks, rate, time_resolution, info);
-  std::optional<Skeleton> skeleton = hierarchy(subject, names, fail, offset_of);
+  std::optional<Skeleton> skeleton =
+      hierarchy(subject, names, identity ? identity : first_normal, fail, offset_of, info.notes);
   Capture capture(std::move(info));
   for (Track& track : tracks) {
     if (selection.keep(track.name())) {

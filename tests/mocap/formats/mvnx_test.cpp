@@ -161,6 +161,162 @@ TEST(Mvnx, JointsGiveTheSegmentsTheirHierarchy) {
   EXPECT_EQ(flat.skeleton(), nullptr);
 }
 
+/// A random segment tree written as MVN writes it, for the offset tests below: segment i > 0
+/// hangs from a random earlier one at a random point; what the file lists is chosen per case.
+struct RandomTree {
+  std::vector<int> parent;
+  std::vector<Vec3> offset;      // the truth: the child's origin in the parent's rest frame
+  std::vector<Vec3> child_point; // the joint's point in the child's frame (MVN writes 0 0 0)
+  std::vector<Pose> posed;       // a random pose of every segment (world, m)
+
+  RandomTree(test::Random& random, std::size_t segments, bool child_points) {
+    for (std::size_t i = 0; i < segments; ++i) {
+      parent.push_back(i == 0 ? -1 : static_cast<int>(random.uniform(0, static_cast<double>(i))));
+      offset.push_back(random.unit_vector() * random.uniform(0.05, 0.4));
+      child_point.push_back(child_points ? random.unit_vector() * random.uniform(0.0, 0.05)
+                                         : Vec3{});
+    }
+    offset[0] = {};
+    posed.push_back({{random.uniform(-2, 2), random.uniform(-2, 2), random.uniform(0.5, 1.5)},
+                     random.rotation()});
+    for (std::size_t i = 1; i < segments; ++i) {
+      const Pose& a = posed[static_cast<std::size_t>(parent[i])];
+      const Quat q = random.rotation();
+      const Vec3 joint = a.p + rotate(a.q, offset[i] + child_point[i]); // the parent's point
+      posed.push_back({joint - rotate(q, child_point[i]), q});
+    }
+  }
+
+  static std::string numbers(const std::vector<double>& v) {
+    std::string out;
+    char buffer[32];
+    for (double x : v) {
+      std::snprintf(buffer, sizeof buffer, "%.17g ", x);
+      out += buffer;
+    }
+    return out;
+  }
+
+  /// The file: points listed in <tag> ("" for none) except where `listed` says no; an identity
+  /// frame when asked; two normal frames (the random pose, then everything 1 cm higher).
+  std::string file(const std::string& tag, const std::vector<bool>& listed, bool identity) const {
+    const std::size_t n = parent.size();
+    const auto name = [](std::size_t i) { return "S" + std::to_string(i); };
+    const auto point = [&](const Vec3& v) {
+      return "<" + tag + ">" + numbers({v.x, v.y, v.z}) + "</" + tag + ">";
+    };
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                      "<mvnx xmlns=\"http://www.xsens.com/mvn/mvnx\" version=\"4\">\n"
+                      "<subject label=\"P\" frameRate=\"60\" segmentCount=\"" +
+                      std::to_string(n) + "\">\n<segments>\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      out += "<segment label=\"" + name(i) + "\" id=\"" + std::to_string(i + 1) + "\"><points>";
+      if (!tag.empty()) {
+        out += "<point label=\"pOrigin\">" + point({}) + "</point>";
+        if (i > 0) {
+          out += "<point label=\"j" + name(i) + "\">" + point(child_point[i]) + "</point>";
+        }
+        for (std::size_t c = 1; c < n; ++c) {
+          if (parent[c] == static_cast<int>(i) && listed[c]) {
+            out += "<point label=\"j" + name(c) + "\">" + point(offset[c] + child_point[c]) +
+                   "</point>";
+          }
+        }
+      }
+      out += "</points></segment>\n";
+    }
+    out += "</segments>\n<joints>\n";
+    for (std::size_t c = 1; c < n; ++c) {
+      const std::string j = "j" + name(c);
+      out += "<joint label=\"" + j + "\"><connector1>" + name(static_cast<std::size_t>(parent[c])) +
+             "/" + j + "</connector1><connector2>" + name(c) + "/" + j + "</connector2></joint>\n";
+    }
+    out += "</joints>\n<frames segmentCount=\"" + std::to_string(n) + "\">\n";
+    const auto frame = [&](const std::string& attributes, const std::vector<Pose>& poses) {
+      std::vector<double> q, p;
+      for (const Pose& pose : poses) {
+        q.insert(q.end(), {pose.q.w, pose.q.x, pose.q.y, pose.q.z});
+        p.insert(p.end(), {pose.p.x, pose.p.y, pose.p.z});
+      }
+      return "<frame " + attributes + "><orientation>" + numbers(q) + "</orientation><position>" +
+             numbers(p) + "</position></frame>\n";
+    };
+    if (identity) {
+      std::vector<Pose> rest(n);
+      for (std::size_t i = 1; i < n; ++i) {
+        rest[i].p = rest[static_cast<std::size_t>(parent[i])].p + offset[i];
+      }
+      out += frame("time=\"0\" type=\"identity\"", rest);
+    }
+    std::vector<Pose> higher = posed;
+    for (Pose& pose : higher) {
+      pose.p.z += 0.01;
+    }
+    out += frame("time=\"0\" index=\"0\" type=\"normal\"", posed) +
+           frame("time=\"17\" index=\"1\" type=\"normal\"", higher);
+    return out + "</frames>\n</subject>\n</mvnx>\n";
+  }
+};
+
+// MVN 2018 and later write a segment's points as <pos_b>; Xsens's MVNX 3 schema names them
+// <pos_s>. A reader of <pos_b> alone gave every MVNX 3 file a skeleton of zero offsets.
+TEST(Mvnx, ConnectingPointsReadAsPosBOrAsMvnThreesPosS) {
+  test::Random random(7101);
+  for (int c = 0; c < 100; ++c) {
+    const RandomTree tree(random, 2 + static_cast<std::size_t>(random.uniform(0, 12)), c % 2 == 0);
+    const std::vector<bool> all(tree.parent.size(), true);
+    for (const std::string tag : {"pos_b", "pos_s"}) {
+      const Capture capture = parse_mvnx(tree.file(tag, all, c % 3 == 0), "tree.mvnx");
+      ASSERT_NE(capture.skeleton(), nullptr);
+      const auto& joints = capture.skeleton()->joints;
+      ASSERT_EQ(joints.size(), tree.parent.size());
+      for (const Joint& joint : joints) {
+        const std::size_t i = std::stoul(joint.name.substr(1));
+        ASSERT_TRUE(test::near_vec(joint.offset, tree.offset[i], 1e-12))
+            << tag << ", case " << c << ", " << joint.name;
+      }
+      EXPECT_FALSE(test::has_note(capture.info(), "measured in the"));
+    }
+  }
+}
+
+// A connector naming a point its parent does not list (or a file without <points>) had the
+// offset zero, silently. It is measured in the identity (rest) frame, or without one in the
+// first normal frame, and said in a note: exact where the child's own point is known or zero.
+TEST(Mvnx, OffsetsOfPointsTheFileDoesNotListAreMeasuredInItsFrames) {
+  test::Random random(7102);
+  for (int c = 0; c < 100; ++c) {
+    const bool identity = c % 2 == 0;
+    const bool points = c % 4 < 2; // without an identity frame, child points stay known
+    const RandomTree tree(random, 3 + static_cast<std::size_t>(random.uniform(0, 12)), points);
+    std::vector<bool> listed(tree.parent.size());
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      listed[i] = points && random.uniform(0, 1) < 0.5;
+    }
+    listed[1] = false; // at least one measured
+    const Capture capture =
+        parse_mvnx(tree.file(points ? "pos_b" : "", listed, identity), "tree.mvnx");
+    ASSERT_NE(capture.skeleton(), nullptr);
+    for (const Joint& joint : capture.skeleton()->joints) {
+      const std::size_t i = std::stoul(joint.name.substr(1));
+      ASSERT_TRUE(test::near_vec(joint.offset, tree.offset[i], 1e-9))
+          << "case " << c << ", " << joint.name << (identity ? ", identity frame" : "");
+    }
+    EXPECT_TRUE(test::has_note(capture.info(), identity ? "measured in the identity (rest) frame"
+                                                        : "measured in the first normal frame"));
+  }
+  // What the frame must hold to be measured in, named.
+  test::Random one(7103);
+  const RandomTree tree(one, 4, false);
+  std::string broken = tree.file("", std::vector<bool>(4, false), true);
+  broken.replace(broken.find("<orientation>", broken.find("type=\"identity\"")), 13,
+                 "<orientation>x ");
+  EXPECT_NE(test::error_message<LoadError>([&] {
+              parse_mvnx(broken, "tree.mvnx");
+            }).find("the identity frame must hold a finite orientation"),
+            std::string::npos);
+}
+
 TEST(Mvnx, ABrokenHierarchyIsNamed) {
   const auto error = [](const std::string& joints) {
     return test::error_message<LoadError>(
