@@ -1,7 +1,11 @@
 // OptiTrack Motive CSV export (format versions 1.2x): a row of key/value metadata, a blank
-// row, header rows (Type, Name, ID, then the property row Rotation/Position), the column row
-// "Frame, Time..., X, Y, Z, W...", then data. Rigid bodies are loaded (quaternion X, Y, Z, W;
-// position in "Length Units", converted to metres); marker columns are skipped. Y up.
+// row, header rows (Type, Name, ID, Motive 3's Parent, then the property row
+// Rotation/Position), the column row "Frame, Time..., X, Y, Z, W...", then data. Rigid bodies and
+// a skeleton's bones are loaded as bodies (quaternion X, Y, Z, W; position in "Length Units",
+// converted to metres), markers, rigid body markers and bone markers as positions. Motive's
+// axis convention is Y up, but its CSV export can write another (a Z-up preset for Visual3D and
+// MotionMonitor, or custom axes) without saying so in the file: the axis is the one a person's
+// markers and bones stand along, where they tell one (detail::settle_marker_up), else Y.
 #include "csv_bodies.hpp"
 #include "csv_reader.hpp"
 #include "load_common.hpp"
@@ -147,11 +151,15 @@ int slot_of(const std::string& property, const std::string& axis) {
   return -1;
 }
 
-/// Rigid bodies (quaternion + position) and markers (positions only: "Marker" columns, and
-/// "Rigid Body Marker" columns, where Motive puts a body's solved marker positions). A rigid
-/// body marker whose name a measured marker also has becomes "<name> (rigid body marker)".
+/// Rigid bodies and bones (quaternion + position) and markers (positions only: "Marker"
+/// columns, and "Rigid Body Marker" and "Bone Marker" columns, where Motive puts a body's or a
+/// bone's solved marker positions). A rigid body or bone marker whose name a measured marker also
+/// has becomes "<name> (rigid body marker)" or "<name> (bone marker)". A bone's pose is the
+/// world's under Coordinate Space Global; under Local it is relative to its parent bone, which
+/// Motive 2 does not name: the bones are then skipped, and said so. `bones` gets the bones' names.
 detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Metadata& metadata,
-                                std::vector<std::string>& skipped_types, CaptureInfo& info) {
+                                std::vector<std::string>& skipped_types,
+                                std::set<std::string>& bones, CaptureInfo& info) {
   const std::vector<std::string>* types = header_row(h, "Type", 0);
   const std::vector<std::string>* names = header_row(h, "Name", 1);
   if (types == nullptr || names == nullptr || h.rows.size() < 3) {
@@ -171,10 +179,13 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
       measured_markers.insert(cell(*names, i));
     }
   }
+  const std::string* space = metadata.find("Coordinate Space");
+  const bool local = space != nullptr && lower(*space) == "local";
   for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
     const std::string type = lower(cell(*types, i));
-    const bool body = type == "rigid body";
-    const bool marker = type == "marker" || type == "rigid body marker";
+    const bool bone = type == "bone" && !local;
+    const bool body = type == "rigid body" || bone;
+    const bool marker = type == "marker" || type == "rigid body marker" || type == "bone marker";
     if (!body && !marker) {
       if (!type.empty() && std::find(skipped_types.begin(), skipped_types.end(), cell(*types, i)) ==
                                skipped_types.end()) {
@@ -187,8 +198,12 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
       reader.fail(h.columns[i], cell(*types, i) + " column " + std::to_string(i + 1) +
                                     " has no name in the Name row");
     }
-    if (type == "rigid body marker" && measured_markers.count(name) > 0) {
-      name += " (rigid body marker)";
+    if ((type == "rigid body marker" || type == "bone marker") &&
+        measured_markers.count(name) > 0) {
+      name += " (" + type + ")";
+    }
+    if (bone) {
+      bones.insert(name);
     }
     const int slot = slot_of(lower(cell(properties, i)), lower(h.frame_row[i]));
     if (slot < 0 || (marker && slot > 2)) {
@@ -199,9 +214,11 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
   }
   if (layout.bodies.empty()) {
     reader.fail(1,
-                "the export holds no rigid body and no marker (the Type row names " +
+                "the export holds no rigid body, bone or marker (the Type row names " +
                     (skipped_types.empty() ? std::string("nothing") : "only " + skipped_types[0]) +
-                    "): export the take with rigid bodies or markers");
+                    (local ? "; bones are skipped in Coordinate Space Local" : "") +
+                    "): export the take with rigid bodies, a skeleton in global coordinates, "
+                    "or markers");
   }
   if (metadata.find("Rotation Type") == nullptr) {
     // Motive 1.2x without a Rotation Type key may give a body's rotation as three angles (X, Y,
@@ -230,6 +247,29 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
   return layout;
 }
 
+/// The capture, read in the file's frame, stood on the axis its markers and bones show a person
+/// upright along (else Motive's Y), then turned to LoadOptions::up_axis. Rigid bodies are left
+/// out of the vote: they are props, as often lying as standing.
+void settle_up(Capture& capture, const std::set<std::string>& bones, const LoadOptions& options) {
+  std::vector<const Track*> places;
+  for (const Track& t : capture.tracks()) {
+    if (t.position_only() || bones.count(t.name()) > 0) {
+      places.push_back(&t);
+    }
+  }
+  CaptureInfo& info = capture.info();
+  const Quat turn = detail::settle_marker_up(
+      places, Axis::Y,
+      "Motive's convention is +Y, but its CSV export can write other axes without saying so",
+      options, info);
+  if (turn.w != 1.0) {
+    try {
+      capture.turn(turn);
+    } catch (const MocapError& e) {
+      throw LoadError(info.source, 0, 0, e.what());
+    }
+  }
+}
 
 /// The Motive CSV whose beginning is `head`, read by `make_reader(delimiter)` from the start;
 /// `lines` is its line count.
@@ -253,13 +293,19 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
     }
   }
   const double unit = metres_per_unit(metadata, reader, info);
-  const detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+  detail::PoseConversion conversion = detail::make_conversion(options, Axis::Y, unit, info);
+  conversion.rotation = Quat{}; // read in the file's frame, turned by settle_up() at the end
 
   std::vector<std::string> skipped;
+  std::set<std::string> bones;
   const HeaderRows header = read_header_rows(reader);
-  const detail::TableLayout layout = layout_from(header, reader, metadata, skipped, info);
+  const detail::TableLayout layout = layout_from(header, reader, metadata, skipped, bones, info);
   for (const std::string& type : skipped) {
-    info.notes.push_back("columns of type " + quote(type) + " skipped");
+    info.notes.push_back("columns of type " + quote(type) + " skipped" +
+                         (lower(type) == "bone" ? ": under Coordinate Space Local a bone's pose "
+                                                  "is relative to its parent bone, which the file "
+                                                  "does not tie to the world"
+                                                : ""));
   }
   detail::RowStats stats;
   Capture capture = detail::read_capture(reader, layout, delimiter != ',', conversion, options,
@@ -267,6 +313,7 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
   if (unit == 0.0 && options.unit_in_metres <= 0.0) {
     detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header", options);
   }
+  settle_up(capture, bones, options);
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
       capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +
