@@ -346,10 +346,10 @@ int main(int argc, char** argv) {
   std::string natnet_version = "3.1";
   serve
       ->add_option("--natnet-version", natnet_version,
-                   "NatNet version served to clients that do not ask for one (2.0 to 4.0, "
+                   "NatNet version served to clients that do not ask for one (2.0 to 4.1, "
                    "default 3.1; clients of NatNet 2.x SDKs need 2.x)")
       ->check(CLI::IsMember({"2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9",
-                             "2.10", "2.11", "3.0", "3.1", "4.0"}));
+                             "2.10", "2.11", "3.0", "3.1", "4.0", "4.1"}));
   serve_flags.add_to(serve, serve_command.server.command_port, serve_command.server.data_port,
                      serve_command.server.multicast);
   load_flags.add_to(serve, load);

@@ -8,7 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace odemocap;
-  const NatNetVersion versions[] = {{2, 0}, {2, 5}, {2, 9}, {2, 11}, {3, 0}, {4, 0}};
+  const NatNetVersion versions[] = {{2, 0}, {2, 5}, {2, 9}, {2, 11},
+                                    {3, 0}, {4, 0}, {4, 1}, {4, 2}};
   for (const NatNetVersion v : versions) {
     try {
       const NatNetFrame frame = decode_natnet_frame(data, size, v);

@@ -1,7 +1,7 @@
 """odemocap serve against a NatNet client written by others (../shared/clients/natnet, MIT):
 with serve's default options the client connects, reads the model definitions, receives at
 least 95% of the frames and every pose equals the capture's to 1e-6 m; two clients at once,
-one of them leaving. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
+one of them leaving; NatNet 2.9 and 4.1 (section sizes, assets) read by the client's own reader. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
 import os
 import socket
 import struct
@@ -12,6 +12,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                 "shared", "clients"))
 from natnet import NatNetClient  # noqa: E402
+from natnet.data_descriptions import DataDescriptions  # noqa: E402
 from natnet.data_frame import DataFrame  # noqa: E402
 from natnet.packet_buffer import PacketBuffer  # noqa: E402
 from natnet.server_info import ServerInfo  # noqa: E402
@@ -62,7 +63,77 @@ def main():
             check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(2, 9)),
                                "--natnet-version 2.9 frame")
         old.send(9)
+    # NatNet 4.1 (Motive 3.1+: each section's byte size, an asset section), read by the real
+    # client: served to a client of a 4.1 server, and to one that asks for it by Bitstream.
+    port = free_port(socket.SOCK_DGRAM)
+    with serving(odemocap, scratch, "natnet", port, ["--natnet-version", "4.1"]):
+        run_41(port, ask=False)
+    port = free_port(socket.SOCK_DGRAM)
+    with serving(odemocap, scratch, "natnet", port, ["--natnet-version", "4.0"]):
+        run_41(port, ask=True)
     return finish()
+
+
+def run_41(port, ask):
+    """A client of a 4.1 server (ask False): the real client end to end. Or a raw client of a 4.0
+    server that asks for 4.1 by Bitstream (ask True): the real client's reader on the frames
+    after the server's answer (the real client switches its reader when it sends the command,
+    so the frames already on their way would be read as 4.1 by its thread)."""
+    what = "asked 4.1 by Bitstream" if ask else "a 4.1 server"
+    if ask:
+        raw = Raw(port)
+        raw.send(0, b"Ping\0")
+        info = raw.receive(1)
+        version = info and ServerInfo.read_from_buffer(PacketBuffer(info[4:]), None).nat_net_protocol_version
+        check(version is not None and (version.major, version.minor) == (4, 0), f"{what}: first served {version}")
+        raw.send(2, b"Bitstream,4.1\0")
+        answer = raw.receive(3)
+        check(answer is not None and struct.unpack_from("<i", answer, 4)[0] == 0,
+              f"{what}: the server answers 0 (done): {answer and answer.hex()}")
+        raw.send(4)
+        models = raw.receive(5)
+        names = []
+        if models is not None:
+            descriptions = DataDescriptions.read_from_buffer(PacketBuffer(models[4:]), Version(4, 1))
+            names = [rb.name for rb in descriptions.rigid_bodies]
+        frames = {}
+        end = time.time() + 1.0
+        while time.time() < end:
+            packet = raw.receive(7)
+            if packet is not None:
+                frame = DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(4, 1))
+                frames[frame.prefix.frame_number] = frame
+        raw.send(9)
+        seconds = 1.0
+    else:
+        a = Listener(port)
+        a.client.connect(timeout=5.0)
+        version = a.client.protocol_version
+        check(version is not None and (version.major, version.minor) == (4, 1),
+              f"{what}: the client reads NatNet {version}")
+        a.client.request_modeldef()
+        a.client.run_async()
+        time.sleep(1.5)
+        a.client.stop_async()
+        with a.lock:
+            frames = dict(a.frames)
+            descriptions = list(a.descriptions)
+        a.client.shutdown()
+        names = [rb.name for rb in descriptions[-1].rigid_bodies] if descriptions else []
+        seconds = 1.5
+    check(names == list(capture.BODIES), f"{what}: model definitions name the bodies: {names}")
+    check(len(frames) >= 0.95 * capture.RATE * seconds - 10,
+          f"{what}: {len(frames)} frames in {seconds} s")
+    worst_p, worst_q = 0.0, 0.0
+    for n, frame in frames.items():
+        check(frame.assets == (), f"{what}: frame {n} has an empty asset section")
+        row = n % capture.FRAMES
+        for rb in frame.rigid_bodies:
+            p, q = capture.z_up_to_y_up(*capture.pose(capture.BODIES[rb.id_num - 1], row))
+            worst_p = max(worst_p, max(abs(u - v) for u, v in zip(rb.pos, p)))
+            worst_q = max(worst_q, capture.angle_between((rb.rot[3], rb.rot[0], rb.rot[1], rb.rot[2]), q))
+    check(frames and worst_p <= 1e-6, f"{what}: positions equal the capture's: worst {worst_p:.3g} m")
+    check(frames and worst_q <= 1e-6, f"{what}: orientations equal the capture's: worst {worst_q:.3g} rad")
 
 
 def run(port):
@@ -222,15 +293,15 @@ def run_raw(port):
     check(packet is not None, "a 2.9 client receives frames")
     if packet is not None:
         check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(2, 9)), "2.9 frame")
-    # A newer client asking 4.2 is served the newest we write (4.0), and says so.
+    # A newer client asking 4.2 is served the newest we write (4.1), and says so.
     d = Raw(port)
     d.send(0, versioned_connect(4, 2))
     info = d.receive(1)
     version = info and ServerInfo.read_from_buffer(PacketBuffer(info[4:]), None).nat_net_protocol_version
-    check(version is not None and version.major == 4 and version.minor == 0, f"asked 4.2, served {version}")
+    check(version is not None and version.major == 4 and version.minor == 1, f"asked 4.2, served {version}")
     packet = d.receive(7)
     if packet is not None:
-        check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(4, 0)), "4.0 frame")
+        check_frame_values(DataFrame.read_from_buffer(PacketBuffer(packet[4:]), Version(4, 1)), "4.1 frame")
     for r in (b, c, d):
         r.send(9)
 

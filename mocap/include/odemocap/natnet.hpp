@@ -2,8 +2,11 @@
 /// OptiTrack NatNet, the protocol Motive streams with: frame-of-data and server-info messages
 /// as bytes, both ways, written from the protocol's description (no SDK). Little-endian;
 /// positions in metres (Motive's frame, Y or Z up as set in Motive), quaternions x, y, z, w.
-/// Versions 2.0 to 4.0 (Motive 1.x to 3.0); 4.1 and later, which add byte counts to the
-/// frame's sections, are refused with a message.
+/// Versions 2.0 to 4.1 (Motive 1.x to 3.1 and later): 4.1 puts each frame section's and each
+/// model dataset's size in bytes after its count, and adds a section of assets (trained
+/// markersets), read past. Later 4.x versions are read as 4.1, their sizes checked, so a
+/// section that holds more than 4.1 puts in it is refused rather than misread; 5.0 and later
+/// are refused.
 
 #include <odemocap/live_source.hpp>
 #include <odemocap/pose.hpp>
@@ -141,13 +144,17 @@ struct NatNetModelDefinitions {
   std::vector<NatNetSkeletonDescription> skeletons;
 };
 
+/// Whether the decoders read `version` (2.0 to 4.x).
+bool natnet_readable(NatNetVersion version);
+
 /// The whole packet (header included) of a frame in `version`. Throws MocapError for a
-/// version outside 2.0-4.0 or a count beyond the packet's 65535-byte payload.
+/// version outside 2.0-4.1 or a count beyond the packet's 65535-byte payload.
 std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& frame, NatNetVersion version);
 /// Reads a frame-of-data packet (header included) sent in `version`. Throws MocapError naming
 /// the field and byte offset for a wrong message id, a size that disagrees with the packet, a
 /// count that claims more elements than the bytes left can hold (checked before anything is
-/// allocated), a truncated field or trailing bytes.
+/// allocated), a truncated field, trailing bytes, or (4.1+) a section whose contents end
+/// elsewhere than its size says.
 NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion version);
 
 /// The server info packet: 264 payload bytes before NatNet 3.0 (the version it names), 279

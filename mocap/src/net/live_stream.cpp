@@ -182,7 +182,11 @@ struct LiveStream::Impl {
                       std::to_string(info.application_version[2]) + "." +
                       std::to_string(info.application_version[3]) + ", NatNet " +
                       std::to_string(version.major) + "." + std::to_string(version.minor);
-        encode_natnet_frame(NatNetFrame{}, version); // refuses versions we cannot read, now
+        if (!natnet_readable(version)) { // refused now, not frame by frame
+          throw MocapError("NatNet server " + server.str() + " sends NatNet " +
+                           std::to_string(version.major) + "." + std::to_string(version.minor) +
+                           ", which is not read (2.0 to 4.x)");
+        }
         break;
       }
       if (steady_seconds() >= deadline) {

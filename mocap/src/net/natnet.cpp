@@ -8,6 +8,11 @@
 #include <string>
 
 namespace odemocap {
+
+bool natnet_readable(NatNetVersion v) {
+  return v >= NatNetVersion{2, 0} && v.major <= 4;
+}
+
 namespace {
 
 using packet_io::Reader;
@@ -17,14 +22,101 @@ constexpr std::size_t k_header = 4;          // message id, payload size (uint16
 constexpr std::size_t k_max_payload = 65535; // the size field's range
 constexpr std::size_t k_server_name = 256;   // char[256] in the server info
 
-void check_version(NatNetVersion v, const char* function) {
-  if (v < NatNetVersion{2, 0} || v >= NatNetVersion{4, 1}) {
-    throw MocapError(std::string(function) + ": NatNet " + std::to_string(v.major) + "." +
-                     std::to_string(v.minor) +
-                     " is not supported (2.0 to 4.0; 4.1 and later add byte counts to the "
-                     "frame's sections)");
+/// From NatNet 4.1 (Motive 3.1) each of a frame's sections, and each dataset of the model
+/// definitions, carries its size in bytes after its count (or type).
+constexpr NatNetVersion k_sized{4, 1};
+/// The newest version the encoders write; the decoders read every 4.x from 4.1 on as 4.1,
+/// the sizes telling whether a section held what 4.1 puts in it.
+constexpr NatNetVersion k_newest_written{4, 1};
+
+bool sized(NatNetVersion v) {
+  return v >= k_sized;
+}
+
+std::string version_text(NatNetVersion v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
+void check_decodable(NatNetVersion v, const char* function) {
+  if (!natnet_readable(v)) {
+    throw MocapError(std::string(function) + ": NatNet " + version_text(v) +
+                     " is not supported (2.0 to 4.x)");
   }
 }
+
+void check_encodable(NatNetVersion v, const char* function) {
+  if (v < NatNetVersion{2, 0} || k_newest_written < v) {
+    throw MocapError(std::string(function) + ": NatNet " + version_text(v) +
+                     " is not written (2.0 to " + version_text(k_newest_written) + ")");
+  }
+}
+
+/// A section's count and, in sized versions, a size written as 0 and set by end_section().
+class SectionWriter {
+public:
+  SectionWriter(packet_io::Writer& w, std::size_t count, NatNetVersion v) : w_(w) {
+    w.count(count);
+    if (sized(v)) {
+      at_ = w.out.size();
+      w.u32(0);
+    }
+  }
+  SectionWriter(const SectionWriter&) = delete;
+  SectionWriter& operator=(const SectionWriter&) = delete;
+  ~SectionWriter() {
+    if (at_ != 0) {
+      const auto size = static_cast<std::uint32_t>(w_.out.size() - at_ - 4);
+      for (std::size_t i = 0; i < 4; ++i) {
+        w_.out[at_ + i] = static_cast<std::uint8_t>(size >> (8 * i));
+      }
+    }
+  }
+
+private:
+  packet_io::Writer& w_;
+  std::size_t at_ = 0;
+};
+
+/// A section's count and, in sized versions, its size: what it holds must end where the size
+/// says (check_end).
+class SectionReader {
+public:
+  SectionReader(packet_io::Reader& r, const char* what, std::size_t min_bytes, NatNetVersion v)
+      : r_(r), what_(what) {
+    count = r.count(what, min_bytes);
+    if (sized(v)) {
+      size_at_ = r.pos();
+      const std::uint32_t size = r.u32(what);
+      if (size > r.left()) {
+        r.fail_at(size_at_, what,
+                  "size says " + std::to_string(size) + " bytes, " + std::to_string(r.left()) +
+                      " are left");
+      }
+      end_ = r.pos() + size;
+    }
+  }
+  /// Whether the section has a size (NatNet 4.1+).
+  bool has_size() const { return size_at_ != k_none; }
+  /// Passes over the section's bytes (sized versions only).
+  void skip() { r_.skip(end_ - r_.pos(), what_); }
+  void check_end() const {
+    if (has_size() && r_.pos() != end_) {
+      r_.fail_at(size_at_, what_,
+                 "size says " + std::to_string(end_ - size_at_ - 4) + " bytes, its " +
+                     std::to_string(count) + " elements took " +
+                     std::to_string(r_.pos() - size_at_ - 4));
+    }
+  }
+
+  std::size_t count = 0;
+
+private:
+  static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+  packet_io::Reader& r_;
+  const char* what_;
+  std::size_t size_at_ = k_none;
+  std::size_t end_ = 0;
+};
 
 /// Reads a packet's header: the message id must be `expected`, the payload size the bytes left.
 void read_header(Reader& r, NatNetMessage expected, const char* what) {
@@ -137,29 +229,35 @@ void skip_devices(Reader& r, const char* what) {
 } // namespace
 
 std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersion v) {
-  check_version(v, "encode_natnet_frame");
+  check_encodable(v, "encode_natnet_frame");
   Writer w;
   w.u16(static_cast<std::uint16_t>(NatNetMessage::FrameOfData));
   w.u16(0); // the payload's size, set below
   w.u32(f.frame);
-  w.count(f.marker_sets.size());
-  for (const NatNetMarkerSet& s : f.marker_sets) {
-    w.cstr(s.name);
-    w.count(s.markers.size());
-    for (const Vec3& m : s.markers) {
+  {
+    const SectionWriter section(w, f.marker_sets.size(), v);
+    for (const NatNetMarkerSet& s : f.marker_sets) {
+      w.cstr(s.name);
+      w.count(s.markers.size());
+      for (const Vec3& m : s.markers) {
+        w.vec3(m);
+      }
+    }
+  }
+  {
+    const SectionWriter section(w, f.unlabeled_markers.size(), v);
+    for (const Vec3& m : f.unlabeled_markers) {
       w.vec3(m);
     }
   }
-  w.count(f.unlabeled_markers.size());
-  for (const Vec3& m : f.unlabeled_markers) {
-    w.vec3(m);
-  }
-  w.count(f.rigid_bodies.size());
-  for (const NatNetRigidBody& b : f.rigid_bodies) {
-    write_rigid_body(w, b, v);
+  {
+    const SectionWriter section(w, f.rigid_bodies.size(), v);
+    for (const NatNetRigidBody& b : f.rigid_bodies) {
+      write_rigid_body(w, b, v);
+    }
   }
   if (v >= NatNetVersion{2, 1}) {
-    w.count(f.skeletons.size());
+    const SectionWriter section(w, f.skeletons.size(), v);
     for (const NatNetSkeleton& s : f.skeletons) {
       w.i32(s.id);
       w.count(s.bones.size());
@@ -168,8 +266,11 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
       }
     }
   }
+  if (sized(v)) {
+    const SectionWriter assets(w, 0, v); // 4.1+: trained markersets and other assets; none
+  }
   if (v >= NatNetVersion{2, 3}) {
-    w.count(f.labeled_markers.size());
+    const SectionWriter section(w, f.labeled_markers.size(), v);
     for (const NatNetLabeledMarker& m : f.labeled_markers) {
       w.u16(m.id);
       w.u16(m.model);
@@ -184,10 +285,10 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
     }
   }
   if (v >= NatNetVersion{2, 9}) {
-    w.count(0); // force plates
+    const SectionWriter force_plates(w, 0, v);
   }
   if (v >= NatNetVersion{2, 11}) {
-    w.count(0); // devices
+    const SectionWriter devices(w, 0, v);
   }
   w.u32(f.timecode);
   w.u32(f.timecode_subframe);
@@ -207,32 +308,41 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
 }
 
 NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatNetVersion v) {
-  check_version(v, "decode_natnet_frame");
+  check_decodable(v, "decode_natnet_frame");
   Reader r(data, size, "NatNet frame");
   read_header(r, NatNetMessage::FrameOfData, "a frame of data (7)");
   NatNetFrame f;
   f.frame = r.u32("frame number");
-  const std::size_t sets = r.count("marker set count", 1 + 4);
-  for (std::size_t i = 0; i < sets; ++i) {
-    NatNetMarkerSet s;
-    s.name = r.cstr("marker set name", k_server_name);
-    const std::size_t markers = r.count("marker set marker count", 12);
-    for (std::size_t m = 0; m < markers; ++m) {
-      s.markers.push_back(r.vec3("marker set marker"));
+  {
+    SectionReader sets(r, "marker set count", 1 + 4, v);
+    for (std::size_t i = 0; i < sets.count; ++i) {
+      NatNetMarkerSet s;
+      s.name = r.cstr("marker set name", k_server_name);
+      const std::size_t markers = r.count("marker set marker count", 12);
+      for (std::size_t m = 0; m < markers; ++m) {
+        s.markers.push_back(r.vec3("marker set marker"));
+      }
+      f.marker_sets.push_back(std::move(s));
     }
-    f.marker_sets.push_back(std::move(s));
+    sets.check_end();
   }
-  const std::size_t unlabeled = r.count("unlabeled marker count", 12);
-  for (std::size_t m = 0; m < unlabeled; ++m) {
-    f.unlabeled_markers.push_back(r.vec3("unlabeled marker"));
+  {
+    SectionReader unlabeled(r, "unlabeled marker count", 12, v);
+    for (std::size_t m = 0; m < unlabeled.count; ++m) {
+      f.unlabeled_markers.push_back(r.vec3("unlabeled marker"));
+    }
+    unlabeled.check_end();
   }
-  const std::size_t bodies = r.count("rigid body count", rigid_body_bytes(v));
-  for (std::size_t b = 0; b < bodies; ++b) {
-    f.rigid_bodies.push_back(read_rigid_body(r, v));
+  {
+    SectionReader bodies(r, "rigid body count", rigid_body_bytes(v), v);
+    for (std::size_t b = 0; b < bodies.count; ++b) {
+      f.rigid_bodies.push_back(read_rigid_body(r, v));
+    }
+    bodies.check_end();
   }
   if (v >= NatNetVersion{2, 1}) {
-    const std::size_t skeletons = r.count("skeleton count", 8);
-    for (std::size_t s = 0; s < skeletons; ++s) {
+    SectionReader skeletons(r, "skeleton count", 8, v);
+    for (std::size_t s = 0; s < skeletons.count; ++s) {
       NatNetSkeleton k;
       k.id = r.i32("skeleton id");
       const std::size_t bones = r.count("skeleton bone count", rigid_body_bytes(v));
@@ -241,10 +351,15 @@ NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatN
       }
       f.skeletons.push_back(std::move(k));
     }
+    skeletons.check_end();
+  }
+  if (sized(v)) {
+    SectionReader assets(r, "asset count", 4 + 4 + 4, v); // id, rigid bodies, markers
+    assets.skip(); // trained markersets and other assets: not kept
   }
   if (v >= NatNetVersion{2, 3}) {
-    const std::size_t markers = r.count("labeled marker count", labeled_marker_bytes(v));
-    for (std::size_t m = 0; m < markers; ++m) {
+    SectionReader markers(r, "labeled marker count", labeled_marker_bytes(v), v);
+    for (std::size_t m = 0; m < markers.count; ++m) {
       NatNetLabeledMarker l;
       l.id = r.u16("labeled marker id");
       l.model = r.u16("labeled marker model");
@@ -258,12 +373,18 @@ NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatN
       }
       f.labeled_markers.push_back(l);
     }
+    markers.check_end();
   }
-  if (v >= NatNetVersion{2, 9}) {
-    skip_devices(r, "force plates");
-  }
-  if (v >= NatNetVersion{2, 11}) {
-    skip_devices(r, "devices");
+  for (const auto& [since, what] : {std::pair{NatNetVersion{2, 9}, "force plates"},
+                                    std::pair{NatNetVersion{2, 11}, "devices"}}) {
+    if (v >= since) {
+      if (sized(v)) {
+        SectionReader devices(r, what, 8, v);
+        devices.skip();
+      } else {
+        skip_devices(r, what);
+      }
+    }
   }
   f.timecode = r.u32("timecode");
   f.timecode_subframe = r.u32("timecode subframe");
@@ -447,29 +568,44 @@ void skip_description(Reader& r, std::int32_t type) {
 
 std::vector<std::uint8_t> encode_natnet_model_definitions(const NatNetModelDefinitions& defs,
                                                           NatNetVersion v) {
-  check_version(v, "encode_natnet_model_definitions");
+  check_encodable(v, "encode_natnet_model_definitions");
   Writer w;
   w.u16(static_cast<std::uint16_t>(NatNetMessage::ModelDef));
   w.u16(0); // the payload's size, set below
   w.count(defs.marker_sets.size() + defs.rigid_bodies.size());
-  for (const NatNetMarkerSetDescription& m : defs.marker_sets) {
-    w.i32(0);
-    w.cstr(m.name);
-    w.count(m.marker_names.size());
-    for (const std::string& n : m.marker_names) {
-      w.cstr(n);
+  // Each dataset's type, then (4.1+) its size, set once it is written.
+  const auto dataset = [&](std::int32_t type, const auto& write) {
+    w.i32(type);
+    const std::size_t at = w.out.size();
+    if (sized(v)) {
+      w.u32(0);
     }
+    write();
+    if (sized(v)) {
+      const auto n = static_cast<std::uint32_t>(w.out.size() - at - 4);
+      for (std::size_t i = 0; i < 4; ++i) {
+        w.out[at + i] = static_cast<std::uint8_t>(n >> (8 * i));
+      }
+    }
+  };
+  for (const NatNetMarkerSetDescription& m : defs.marker_sets) {
+    dataset(0, [&] {
+      w.cstr(m.name);
+      w.count(m.marker_names.size());
+      for (const std::string& n : m.marker_names) {
+        w.cstr(n);
+      }
+    });
   }
   for (const NatNetRigidBodyDescription& d : defs.rigid_bodies) {
-    w.i32(1);
-    write_rigid_body_description(w, d, v);
+    dataset(1, [&] { write_rigid_body_description(w, d, v); });
   }
   return finish_packet(w, "encode_natnet_model_definitions");
 }
 
 NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data, std::size_t size,
                                                        NatNetVersion v) {
-  check_version(v, "decode_natnet_model_definitions");
+  check_decodable(v, "decode_natnet_model_definitions");
   Reader r(data, size, "NatNet model definitions");
   read_header(r, NatNetMessage::ModelDef, "model definitions (5)");
   NatNetModelDefinitions defs;
@@ -477,6 +613,16 @@ NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data,
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t at = r.pos();
     const std::int32_t type = r.i32("dataset type");
+    std::size_t end = 0; // 4.1+: where the dataset's size says it ends
+    if (sized(v)) {
+      const std::uint32_t bytes = r.u32("dataset size");
+      if (bytes > r.left()) {
+        r.fail_at(at + 4, "dataset size",
+                  "says " + std::to_string(bytes) + " bytes, " + std::to_string(r.left()) +
+                      " are left");
+      }
+      end = r.pos() + bytes;
+    }
     if (type == 0) {
       NatNetMarkerSetDescription m;
       m.name = r.cstr("marker set name", k_server_name);
@@ -496,12 +642,19 @@ NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data,
         s.bones.push_back(read_rigid_body_description(r, v));
       }
       defs.skeletons.push_back(std::move(s));
+    } else if (sized(v)) {
+      r.skip(end - r.pos(), "dataset"); // force plates, devices, cameras, assets, newer kinds
     } else if (type >= 3 && type <= 5 && v >= NatNetVersion{3, 0}) {
       skip_description(r, type);
     } else {
       r.fail_at(at, "dataset type",
-                "is " + std::to_string(type) + ", not one NatNet " + std::to_string(v.major) + "." +
-                    std::to_string(v.minor) + " describes");
+                "is " + std::to_string(type) + ", not one NatNet " + version_text(v) +
+                    " describes");
+    }
+    if (sized(v) && r.pos() != end) {
+      r.fail_at(at + 4, "dataset size",
+                "says " + std::to_string(end - at - 8) + " bytes, the dataset of type " +
+                    std::to_string(type) + " took " + std::to_string(r.pos() - at - 8));
     }
   }
   if (r.left() != 0) {

@@ -47,7 +47,7 @@ struct QtmSession {
 constexpr double k_natnet_clock = 1e7;  // ticks per s of the NatNet timestamps (as a PC's QPC)
 constexpr double k_natnet_timeout = 10; // s of silence after which a keep-alive client is gone
 constexpr NatNetVersion k_natnet_oldest{2, 0};
-constexpr NatNetVersion k_natnet_newest{4, 0};
+constexpr NatNetVersion k_natnet_newest{4, 1};
 constexpr std::uint8_t k_event_rt_from_file_started = 8; // QTM RT event: real time from a file
 
 /// Where a client wants frames: a UDP endpoint or its TCP connection (QTM). A NatNet client is
@@ -78,7 +78,7 @@ std::optional<NatNetVersion> requested_version(const std::uint8_t* packet, std::
   return std::nullopt;
 }
 
-/// `v` within what the encoder writes: 2.0 to 4.0.
+/// `v` within what the encoder writes: 2.0 to 4.1.
 NatNetVersion servable(NatNetVersion v) {
   if (v < k_natnet_oldest) {
     return k_natnet_oldest;

@@ -7,6 +7,7 @@
 // datagrams are counted and dropped while good frames keep coming.
 #include "net/socket.hpp"
 #include "support/data_paths.hpp"
+#include "support/error_message.hpp"
 
 #include <odemocap/mocap.hpp>
 
@@ -221,6 +222,43 @@ INSTANTIATE_TEST_SUITE_P(Protocols, LiveLoopback,
                            return std::string(p.param == LiveProtocol::NatNet ? "NatNet" : "Qtm");
                          });
 
+// Motive 3.1 and later stream NatNet 4.1 (each section's size, an asset section): a stream was
+// refused at connect ("4.1 and later ... are refused"). Served in 4.1, every pose arrives as in
+// 3.1, and a server that says 5.0 is refused at connect with a message.
+TEST(LiveStream, ANatNet41StreamIsFollowedLikeEarlierOnes) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  StreamServerSettings ss = server_settings(LiveProtocol::NatNet);
+  ss.natnet_version = {4, 1};
+  StreamServer server(capture, ss);
+  Recorder recorder;
+  LiveStreamSettings settings = client_of(server, LiveProtocol::NatNet);
+  settings.on_sample = recorder.callback();
+  LiveStream stream(settings);
+  EXPECT_NE(stream.server_description().find("NatNet 4.1"), std::string::npos)
+      << stream.server_description();
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::lock_guard<std::mutex> lock(recorder.mutex);
+  for (std::size_t b = 0; b < server.bodies().size(); ++b) {
+    const Track& track = capture.track(server.bodies()[b]);
+    std::size_t next = 0;
+    double worst = 0.0;
+    for (const Arrival& a : recorder.arrivals) {
+      if (a.body == server.bodies()[b]) {
+        ASSERT_EQ(a.sample.frame, next);
+        worst = std::max(worst, norm(a.sample.pose.p - track.position(next)) +
+                                    angle_between(a.sample.pose.q, track.orientation(next)));
+        ++next;
+      }
+    }
+    EXPECT_EQ(next, track.size()) << server.bodies()[b];
+    EXPECT_LT(worst, 2e-6) << server.bodies()[b];
+  }
+  EXPECT_EQ(stream.stats().malformed, 0u);
+}
+
 TEST(LiveStream, ARecordingOfANatNetStreamIsTheFileInMotivesYUpFrame) {
   const std::string path = test::shared_data("imusim/stand_6D.tsv");
   ODEMOCAP_REQUIRE_FILE(path);
@@ -432,6 +470,35 @@ private:
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
+
+// A server whose connect reply says NatNet 5.0 (a layout not known) is refused at connect,
+// saying which version, not misread frame by frame.
+TEST(LiveStream, ANatNetVersionNotReadIsRefusedAtConnect) {
+  net::UdpSocket socket(0);
+  std::atomic<bool> stop{false};
+  std::thread server([&] {
+    std::vector<std::uint8_t> buffer(65536);
+    while (!stop) {
+      net::Endpoint from;
+      const std::size_t n = socket.receive(buffer.data(), buffer.size(), 0.01, &from);
+      if (n >= 4 && buffer[0] == 0) {
+        NatNetServerInfo info;
+        info.natnet_version = {5, 0, 0, 0};
+        const auto reply = encode_natnet_server_info(info);
+        socket.send_to(reply.data(), reply.size(), from);
+      }
+    }
+  });
+  LiveStreamSettings s;
+  s.command_port = socket.local_port();
+  s.data_port = 0;
+  s.connect_timeout = 2.0;
+  const std::string message = test::error_message<MocapError>([&] { LiveStream stream(s); });
+  stop = true;
+  server.join();
+  EXPECT_NE(message.find("sends NatNet 5.0, which is not read (2.0 to 4.x)"), std::string::npos)
+      << message;
+}
 
 TEST(LiveRecord, AHostileSenderLosesNoGoodFrame) {
   HostileNatNet server;

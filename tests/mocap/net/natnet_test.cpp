@@ -102,8 +102,8 @@ void expect_same_body(const NatNetRigidBody& a, const NatNetRigidBody& b, bool v
 }
 
 TEST(NatNet, EveryVersionsFrameRoundTrips) {
-  const NatNetVersion versions[] = {{2, 0},  {2, 5}, {2, 6}, {2, 9},
-                                    {2, 11}, {3, 0}, {3, 1}, {4, 0}};
+  const NatNetVersion versions[] = {{2, 0}, {2, 5}, {2, 6}, {2, 9}, {2, 11},
+                                    {3, 0}, {3, 1}, {4, 0}, {4, 1}};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-2.f, 2.f);
   for (const NatNetVersion v : versions) {
@@ -164,6 +164,148 @@ TEST(NatNet, EveryVersionsFrameRoundTrips) {
   }
 }
 
+/// NatNet 4.1 (Motive 3.1) as the real client in ../shared/clients reads it: after each
+/// section's count its size in bytes (uint32), and an assets section after the skeletons.
+/// Here: one labelled marker set "tool" of 2 markers, one unlabelled marker, rigid body 3 of
+/// one_body_packet(), a skeleton (id 7) of one bone (id 7 << 16 | 1), an asset (id 9: one rigid
+/// body and one marker, read past), one labelled marker, no force plates or devices.
+std::vector<std::uint8_t> natnet_41_packet(std::uint32_t extra_body_bytes = 0) {
+  test::PacketBytes p;
+  p.put<std::uint16_t>(7);
+  p.put<std::uint16_t>(0); // payload size, set below
+  p.put<std::uint32_t>(42);
+  const auto section = [&](std::int32_t count, const auto& contents) {
+    p.put<std::int32_t>(count);
+    const std::size_t at = p.b.size();
+    p.put<std::uint32_t>(0);
+    contents();
+    p.set_u32(at, static_cast<std::uint32_t>(p.b.size() - at - 4));
+  };
+  const auto body = [&](std::int32_t id, float x) {
+    p.put<std::int32_t>(id);
+    for (float v : {x, 1.25f, -2.0f, 0.0f, 0.0f, 0.6f, 0.8f, 0.001f}) {
+      p.put(v);
+    }
+    p.put<std::int16_t>(1);
+    for (std::uint32_t k = 0; k < extra_body_bytes; ++k) {
+      p.b.push_back(0xee); // what a later version might add to a rigid body
+    }
+  };
+  section(1, [&] {
+    for (char c : std::string("tool")) {
+      p.b.push_back(static_cast<std::uint8_t>(c));
+    }
+    p.b.push_back(0);
+    p.put<std::int32_t>(2);
+    for (float v : {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}) {
+      p.put(v);
+    }
+  });
+  section(1, [&] {
+    for (float v : {-1.0f, -2.0f, -3.0f}) {
+      p.put(v);
+    }
+  });
+  section(1, [&] { body(3, 0.5f); });
+  section(1, [&] {
+    p.put<std::int32_t>(7);
+    p.put<std::int32_t>(1);
+    body(7 << 16 | 1, 0.25f);
+  });
+  section(1, [&] { // assets: id, rigid bodies (id, pos, rot, error, params), markers
+    p.put<std::int32_t>(9);
+    p.put<std::int32_t>(1);
+    p.put<std::int32_t>(1);
+    for (float v : {1.f, 2.f, 3.f, 0.f, 0.f, 0.f, 1.f, 0.001f}) {
+      p.put(v);
+    }
+    p.put<std::int16_t>(1);
+    p.put<std::int32_t>(1);
+    p.put<std::int32_t>(4);
+    for (float v : {1.f, 2.f, 3.1f, 0.014f}) {
+      p.put(v);
+    }
+    p.put<std::int16_t>(0);
+    p.put<float>(0.0002f);
+  });
+  section(1, [&] {
+    p.put<std::uint16_t>(5);
+    p.put<std::uint16_t>(2);
+    for (float v : {0.7f, 0.8f, 0.9f, 0.014f}) {
+      p.put(v);
+    }
+    p.put<std::int16_t>(4);
+    p.put<float>(0.25f);
+  });
+  section(0, [] {}); // force plates
+  section(0, [] {}); // devices
+  p.put<std::uint32_t>(0);
+  p.put<std::uint32_t>(0);
+  p.put<double>(12.5);
+  p.put<std::uint64_t>(1000);
+  p.put<std::uint64_t>(2000);
+  p.put<std::uint64_t>(3000);
+  p.put<std::int16_t>(0);
+  p.put<std::int32_t>(0); // end of data
+  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
+  std::memcpy(&p.b[2], &payload, 2);
+  return p.b;
+}
+
+// Motive 3.1 and later stream NatNet 4.1, which was refused ("4.1 and later add byte counts to
+// the frame's sections"): a follower of a current Motive got nothing.
+TEST(NatNet, AHandWritten41FrameWithSectionSizesAndAnAssetDecodes) {
+  const auto bytes = natnet_41_packet();
+  const NatNetFrame f = decode_natnet_frame(bytes.data(), bytes.size(), {4, 1});
+  EXPECT_EQ(f.frame, 42u);
+  ASSERT_EQ(f.marker_sets.size(), 1u);
+  EXPECT_EQ(f.marker_sets[0].name, "tool");
+  ASSERT_EQ(f.marker_sets[0].markers.size(), 2u);
+  EXPECT_EQ(f.marker_sets[0].markers[1].z, 0.60000002384185791);
+  ASSERT_EQ(f.unlabeled_markers.size(), 1u);
+  EXPECT_EQ(f.unlabeled_markers[0].z, -3.0);
+  ASSERT_EQ(f.rigid_bodies.size(), 1u);
+  EXPECT_EQ(f.rigid_bodies[0].id, 3);
+  EXPECT_EQ(f.rigid_bodies[0].position.x, 0.5);
+  EXPECT_EQ(f.rigid_bodies[0].orientation.w, 0.800000011920929);
+  ASSERT_EQ(f.skeletons.size(), 1u);
+  ASSERT_EQ(f.skeletons[0].bones.size(), 1u);
+  EXPECT_EQ(f.skeletons[0].bones[0].id, 7 << 16 | 1);
+  EXPECT_EQ(f.skeletons[0].bones[0].position.x, 0.25);
+  ASSERT_EQ(f.labeled_markers.size(), 1u);
+  EXPECT_EQ(f.labeled_markers[0].model, 2);
+  EXPECT_EQ(f.labeled_markers[0].residual, 0.25);
+  EXPECT_EQ(f.timestamp, 12.5);
+  EXPECT_EQ(f.transmit, 3000u);
+  // The encoder writes the same bytes but an empty asset section (it keeps none).
+  const auto written = encode_natnet_frame(f, {4, 1});
+  const NatNetFrame g = decode_natnet_frame(written.data(), written.size(), {4, 1});
+  EXPECT_EQ(encode_natnet_frame(g, {4, 1}), written);
+  EXPECT_EQ(written.size(), bytes.size() - (4 + 4 + (4 + 32 + 2) + 4 + (4 + 16 + 2 + 4)));
+  // 4.0's reading of 4.1's bytes fails: the sizes are not skipped by chance.
+  EXPECT_THROW(decode_natnet_frame(bytes.data(), bytes.size(), {4, 0}), MocapError);
+  // A later 4.x is read as 4.1; one whose rigid bodies hold more than 4.1's is refused,
+  // naming the section, not misread.
+  const auto later = natnet_41_packet(6);
+  const std::string message = test::error_message<MocapError>([&] {
+    decode_natnet_frame(later.data(), later.size(), {4, 2});
+  });
+  EXPECT_NE(message.find("rigid body count"), std::string::npos) << message;
+  EXPECT_NE(message.find("size says 44 bytes, its 1 elements took 38"), std::string::npos)
+      << message;
+  EXPECT_EQ(decode_natnet_frame(bytes.data(), bytes.size(), {4, 2}).rigid_bodies.size(), 1u);
+  EXPECT_THROW(decode_natnet_frame(bytes.data(), bytes.size(), {5, 0}), MocapError);
+  EXPECT_THROW(encode_natnet_frame(f, {4, 2}), MocapError);
+  // A size beyond the packet is named before anything is read into.
+  auto lying = bytes;
+  lying[4 + 4 + 4] = 0xff; // the marker sets' size
+  lying[4 + 4 + 4 + 1] = 0xff;
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              decode_natnet_frame(lying.data(), lying.size(), {4, 1});
+            }).find("marker set count at byte 12: size says 65535 bytes"),
+            std::string::npos);
+}
+
 TEST(NatNet, BrokenPacketsAreRefusedNamingTheFieldAndByte) {
   const auto good = one_body_packet();
   // Every truncation: refused (the size field no longer agrees, or, with it fixed, a field
@@ -201,8 +343,8 @@ TEST(NatNet, BrokenPacketsAreRefusedNamingTheFieldAndByte) {
             }).find("1 bytes follow"),
             std::string::npos);
   EXPECT_NE(test::error_message<MocapError>([&] {
-              decode_natnet_frame(good.data(), good.size(), {4, 1});
-            }).find("4.1 is not supported"),
+              decode_natnet_frame(good.data(), good.size(), {5, 0});
+            }).find("5.0 is not supported (2.0 to 4.x)"),
             std::string::npos);
   // The same bytes read as NatNet 2.5 (rigid bodies with markers): refused, not misread.
   EXPECT_THROW(decode_natnet_frame(good.data(), good.size(), {2, 5}), MocapError);
@@ -361,7 +503,8 @@ TEST(NatNet, ModelDefinitionsNameTheRigidBodies) {
   out.rigid_bodies = d.rigid_bodies;
   out.rigid_bodies[0].marker_names = {"m1", "m2"};
   out.marker_sets = d.marker_sets;
-  for (const NatNetVersion v : {NatNetVersion{2, 9}, NatNetVersion{3, 1}, NatNetVersion{4, 0}}) {
+  for (const NatNetVersion v :
+       {NatNetVersion{2, 9}, NatNetVersion{3, 1}, NatNetVersion{4, 0}, NatNetVersion{4, 1}}) {
     const auto packet = encode_natnet_model_definitions(out, v);
     const NatNetModelDefinitions back =
         decode_natnet_model_definitions(packet.data(), packet.size(), v);
@@ -390,6 +533,81 @@ TEST(NatNet, ModelDefinitionsNameTheRigidBodies) {
   lying[6] = 0xff;
   lying[7] = 0x7f;
   EXPECT_THROW(decode_natnet_model_definitions(lying.data(), lying.size(), {3, 1}), MocapError);
+}
+
+// NatNet 4.1's model definitions: each dataset's type, then its size in bytes. Written here as
+// the real client reads them: a rigid body "Wand" (id 7, two named markers), an asset (type 6:
+// name, type, id, one rigid body description, one marker description) and a dataset of a type
+// no version describes yet (99), both passed over by their sizes.
+TEST(NatNet, Version41ModelDefinitionsPassOverAssetsAndNewerKindsByTheirSizes) {
+  test::PacketBytes p;
+  p.put<std::uint16_t>(5);
+  p.put<std::uint16_t>(0);
+  p.put<std::int32_t>(3);
+  const auto text = [&](const std::string& t) {
+    for (char c : t) {
+      p.b.push_back(static_cast<std::uint8_t>(c));
+    }
+    p.b.push_back(0);
+  };
+  const auto rigid_body = [&](const std::string& name, std::int32_t id) {
+    text(name);
+    p.put<std::int32_t>(id);
+    p.put<std::int32_t>(-1);
+    for (float v : {0.f, 0.f, 0.f}) {
+      p.put(v);
+    }
+    p.put<std::int32_t>(2);
+    for (float v : {0.1f, 0.f, 0.f, 0.f, 0.f, 0.05f}) {
+      p.put(v);
+    }
+    p.put<std::int32_t>(1);
+    p.put<std::int32_t>(2);
+    text("tip");
+    text("base");
+  };
+  const auto dataset = [&](std::int32_t type, const auto& contents) {
+    p.put<std::int32_t>(type);
+    const std::size_t at = p.b.size();
+    p.put<std::uint32_t>(0);
+    contents();
+    p.set_u32(at, static_cast<std::uint32_t>(p.b.size() - at - 4));
+  };
+  dataset(1, [&] { rigid_body("Wand", 7); });
+  dataset(6, [&] {
+    text("Markerset 1");
+    p.put<std::int32_t>(1); // asset type
+    p.put<std::int32_t>(9); // asset id
+    p.put<std::int32_t>(1);
+    rigid_body("Markerset 1:Bone", 65537);
+    p.put<std::int32_t>(1);
+    text("Markerset 1:M1");
+    p.put<std::int32_t>(4);
+    for (float v : {1.f, 2.f, 3.f, 0.014f}) {
+      p.put(v);
+    }
+    p.put<std::int16_t>(0);
+  });
+  dataset(99, [&] {
+    for (int k = 0; k < 10; ++k) {
+      p.b.push_back(0xab);
+    }
+  });
+  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
+  std::memcpy(&p.b[2], &payload, 2);
+  const NatNetModelDefinitions d = decode_natnet_model_definitions(p.b.data(), p.b.size(), {4, 1});
+  ASSERT_EQ(d.rigid_bodies.size(), 1u);
+  EXPECT_EQ(d.rigid_bodies[0].name, "Wand");
+  EXPECT_EQ(d.rigid_bodies[0].marker_names, (std::vector<std::string>{"tip", "base"}));
+  // Before 4.1 the same bytes are not a model definitions packet.
+  EXPECT_THROW(decode_natnet_model_definitions(p.b.data(), p.b.size(), {4, 0}), MocapError);
+  // A dataset that ends elsewhere than its size says is named.
+  auto wrong = p.b;
+  wrong[4 + 4 + 4] += 3; // the rigid body's size
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              decode_natnet_model_definitions(wrong.data(), wrong.size(), {4, 1});
+            }).find("dataset size at byte 12"),
+            std::string::npos);
 }
 
 } // namespace
