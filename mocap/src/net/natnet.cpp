@@ -395,7 +395,9 @@ NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatN
     f.transmit = r.u64("transmit timestamp");
   }
   f.params = r.i16("frame params");
-  r.i32("end of data");
+  if (r.left() != 0) { // the end-of-data tag: Motive writes it; a frame without it is whole
+    r.i32("end of data");
+  }
   if (r.left() != 0) {
     r.fail("end of data", std::to_string(r.left()) + " bytes follow it");
   }
