@@ -156,10 +156,13 @@ int slot_of(const std::string& property, const std::string& axis) {
 /// bone's solved marker positions). A rigid body or bone marker whose name a measured marker also
 /// has becomes "<name> (rigid body marker)" or "<name> (bone marker)". A bone's pose is the
 /// world's under Coordinate Space Global; under Local it is relative to its parent bone, which
-/// Motive 2 does not name: the bones are then skipped, and said so. `bones` gets the bones' names.
+/// Motive 2 does not name: the bones are then skipped, and said so. `person` gets the names of
+/// what may be on a person: bones, bone markers, and labelled markers that are not a rigid
+/// body's (neither its solved markers nor measured ones named "<rigid body>:...", nor
+/// "Unlabeled ...").
 detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Metadata& metadata,
                                 std::vector<std::string>& skipped_types,
-                                std::set<std::string>& bones, CaptureInfo& info) {
+                                std::set<std::string>& person, CaptureInfo& info) {
   const std::vector<std::string>* types = header_row(h, "Type", 0);
   const std::vector<std::string>* names = header_row(h, "Name", 1);
   if (types == nullptr || names == nullptr || h.rows.size() < 3) {
@@ -173,12 +176,19 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
     reader.fail(h.columns.size() > 1 ? h.columns[1] : 1, "expected a Time column after Frame");
   }
   layout.time_column = 1;
-  std::set<std::string> measured_markers;
+  std::set<std::string> measured_markers, rigid_bodies;
   for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
     if (lower(cell(*types, i)) == "marker") {
       measured_markers.insert(cell(*names, i));
+    } else if (lower(cell(*types, i)) == "rigid body") {
+      rigid_bodies.insert(cell(*names, i));
     }
   }
+  const auto on_a_prop = [&](const std::string& marker) {
+    const std::size_t colon = marker.rfind(':');
+    return lower(marker).rfind("unlabeled", 0) == 0 ||
+           (colon != std::string::npos && rigid_bodies.count(marker.substr(0, colon)) > 0);
+  };
   const std::string* space = metadata.find("Coordinate Space");
   const bool local = space != nullptr && lower(*space) == "local";
   for (std::size_t i = 2; i < h.frame_row.size(); ++i) {
@@ -202,8 +212,8 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
         measured_markers.count(name) > 0) {
       name += " (" + type + ")";
     }
-    if (bone) {
-      bones.insert(name);
+    if (bone || type == "bone marker" || (type == "marker" && !on_a_prop(name))) {
+      person.insert(name);
     }
     const int slot = slot_of(lower(cell(properties, i)), lower(h.frame_row[i]));
     if (slot < 0 || (marker && slot > 2)) {
@@ -248,12 +258,13 @@ detail::TableLayout layout_from(const HeaderRows& h, CsvReader& reader, const Me
 }
 
 /// The capture, read in the file's frame, stood on the axis its markers and bones show a person
-/// upright along (else Motive's Y), then turned to LoadOptions::up_axis. Rigid bodies are left
-/// out of the vote: they are props, as often lying as standing.
-void settle_up(Capture& capture, const std::set<std::string>& bones, const LoadOptions& options) {
+/// upright along (else Motive's Y), then turned to LoadOptions::up_axis. Only what may be on a
+/// person votes (`person`, from layout_from): rigid bodies and their markers are props, as often
+/// lying as standing, and unlabelled markers are anything.
+void settle_up(Capture& capture, const std::set<std::string>& person, const LoadOptions& options) {
   std::vector<const Track*> places;
   for (const Track& t : capture.tracks()) {
-    if (t.position_only() || bones.count(t.name()) > 0) {
+    if (person.count(t.name()) > 0) {
       places.push_back(&t);
     }
   }
@@ -297,9 +308,9 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
   conversion.rotation = Quat{}; // read in the file's frame, turned by settle_up() at the end
 
   std::vector<std::string> skipped;
-  std::set<std::string> bones;
+  std::set<std::string> person;
   const HeaderRows header = read_header_rows(reader);
-  const detail::TableLayout layout = layout_from(header, reader, metadata, skipped, bones, info);
+  const detail::TableLayout layout = layout_from(header, reader, metadata, skipped, person, info);
   for (const std::string& type : skipped) {
     info.notes.push_back("columns of type " + quote(type) + " skipped" +
                          (lower(type) == "bone" ? ": under Coordinate Space Local a bone's pose "
@@ -313,7 +324,7 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
   if (unit == 0.0 && options.unit_in_metres <= 0.0) {
     detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header", options);
   }
-  settle_up(capture, bones, options);
+  settle_up(capture, person, options);
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
       capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +

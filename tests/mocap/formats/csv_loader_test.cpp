@@ -430,6 +430,63 @@ TEST(MotiveCsv, ASkeletonTakeLoadsItsBonesAndStandsOnItsFeetWhateverTheExportsAx
   }
 }
 
+// Props on a table, laid along X from an origin at the table's end: their markers spread
+// furthest along X at "heights" of 0.1 to 2.3 m, as a person lying would, or one standing
+// along X. Only what may be on a person votes on the axis (not rigid bodies, their markers,
+// measured ones named "<rigid body>:...", or unlabelled ones), so the file keeps Motive's Y.
+TEST(MotiveCsv, PropsLyingAlongAnAxisDoNotTurnTheFile) {
+  std::string types, names, properties, axes;
+  for (int k = 0; k < 4; ++k) {
+    const std::string body = "Tool" + std::to_string(k);
+    for (const char* a : {"X", "Y", "Z", "W", "X", "Y", "Z"}) {
+      types += ",Rigid Body";
+      names += "," + body;
+      axes += std::string(",") + a;
+    }
+    properties += ",Rotation,Rotation,Rotation,Rotation,Position,Position,Position";
+    for (int m = 0; m < 3; ++m) {
+      for (const char* type : {"Rigid Body Marker", "Marker"}) {
+        for (const char* a : {"X", "Y", "Z"}) {
+          types += std::string(",") + type;
+          names += "," + body + ":Marker" + std::to_string(m + 1);
+          properties += ",Position";
+          axes += std::string(",") + a;
+        }
+      }
+    }
+    for (const char* a : {"X", "Y", "Z"}) {
+      types += ",Marker";
+      names += ",Unlabeled 10" + std::to_string(k);
+      properties += ",Position";
+      axes += std::string(",") + a;
+    }
+  }
+  std::string text = "Format Version,1.23,Take Name,t,Export Frame Rate,100.000000,Rotation Type,"
+                     "Quaternion,Length Units,Meters,Coordinate Space,Global\n\n,Type" +
+                     types + "\n,Name" + names + "\n,ID\n," + properties +
+                     "\nFrame,Time (Seconds)" + axes + "\n";
+  for (int f = 0; f < 20; ++f) {
+    text += std::to_string(f) + "," + std::to_string(f * 0.01);
+    for (int k = 0; k < 4; ++k) {
+      const double x = 0.1 + 0.7 * k + 0.001 * f; // along the table
+      text += ",0,0,0,1," + std::to_string(x) + ",0.8,0";
+      for (int m = 0; m < 3; ++m) {
+        for (int copy = 0; copy < 2; ++copy) {
+          text += "," + std::to_string(x + 0.05 * m) + ",0.8" + std::to_string(m) + "," +
+                  std::to_string(0.1 * (m - 1));
+        }
+      }
+      text += "," + std::to_string(x + 0.3) + ",0.75,0.2";
+    }
+    text += "\n";
+  }
+  const Capture capture = parse_motive_csv(text, "props.csv");
+  EXPECT_EQ(capture.tracks().size(), 4u * (1 + 3 + 3 + 1));
+  EXPECT_EQ(capture.info().up_axis, Axis::Y);
+  EXPECT_EQ(capture.info().up_axis_source, "format");
+  EXPECT_NEAR(capture.track("Tool3").position(0).x, 2.2, 1e-12);
+}
+
 // Under Coordinate Space Local a bone's pose is its parent's frame's, and Motive 2's export does
 // not name the parent: the bones are skipped, and said so; the markers load.
 TEST(MotiveCsv, BonesInLocalCoordinatesAreSkippedAndSaid) {
