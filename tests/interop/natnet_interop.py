@@ -1,7 +1,8 @@
 """odemocap serve against a NatNet client written by others (../shared/clients/natnet, MIT):
 with serve's default options the client connects, reads the model definitions, receives at
 least 95% of the frames and every pose equals the capture's to 1e-6 m; two clients at once,
-one of them leaving; NatNet 2.9 and 4.1 (section sizes, assets) read by the client's own reader. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
+one of them leaving; NatNet 2.9 and 4.1 (section sizes, assets) read by the client's own
+reader. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
 import os
 import socket
 import struct

@@ -432,16 +432,8 @@ void settle_up(Capture& capture, const Parameters& parameters, const LoadOptions
       places.push_back(&t);
     }
   }
-  CaptureInfo& info = capture.info();
-  const Quat turn = detail::settle_marker_up(
-      places, Axis::Z, "the file declares no up axis; Z would be the usual", options, info);
-  if (turn.w != 1.0) {
-    try {
-      capture.turn(turn);
-    } catch (const MocapError& e) {
-      throw LoadError(info.source, 0, 0, e.what());
-    }
-  }
+  detail::settle_capture_up(capture, places, Axis::Z,
+                            "the file declares no up axis; Z would be the usual", options);
 }
 
 /// Whether the header's parameter block pointer leads to a parameter section: some writers

@@ -427,6 +427,19 @@ Quat settle_marker_up(const std::vector<const Track*>& places, Axis assumed,
   return up_conversion(options, up, down, info);
 }
 
+void settle_capture_up(Capture& capture, const std::vector<const Track*>& places, Axis assumed,
+                       const std::string& aside, const LoadOptions& options) {
+  CaptureInfo& info = capture.info();
+  const Quat turn = settle_marker_up(places, assumed, aside, options, info);
+  if (turn.w != 1.0) {
+    try {
+      capture.turn(turn);
+    } catch (const MocapError& e) {
+      throw LoadError(info.source, 0, 0, e.what());
+    }
+  }
+}
+
 double printed_resolution(std::string_view text) {
   text = trim(text);
   if (text.find_first_of("eE") != std::string_view::npos) {

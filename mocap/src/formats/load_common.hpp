@@ -70,6 +70,12 @@ Quat up_conversion(const LoadOptions& options, Axis file_up, bool file_up_negati
 Quat settle_marker_up(const std::vector<const Track*>& places, Axis assumed,
                       const std::string& aside, const LoadOptions& options, CaptureInfo& info);
 
+/// settle_marker_up() for a capture read whole: the capture is turned by the rotation it
+/// returns (a LoadError naming the file if a turned sample is refused). `places` are among the
+/// capture's tracks.
+void settle_capture_up(Capture& capture, const std::vector<const Track*>& places, Axis assumed,
+                       const std::string& aside, const LoadOptions& options);
+
 /// Converts a capture loaded without a known unit to metres (LoadOptions::to_metres) by
 /// inferring the unit from its coordinates; nothing happens when the unit is known or the
 /// option is off.

@@ -268,18 +268,10 @@ void settle_up(Capture& capture, const std::set<std::string>& person, const Load
       places.push_back(&t);
     }
   }
-  CaptureInfo& info = capture.info();
-  const Quat turn = detail::settle_marker_up(
-      places, Axis::Y,
+  detail::settle_capture_up(
+      capture, places, Axis::Y,
       "Motive's convention is +Y, but its CSV export can write other axes without saying so",
-      options, info);
-  if (turn.w != 1.0) {
-    try {
-      capture.turn(turn);
-    } catch (const MocapError& e) {
-      throw LoadError(info.source, 0, 0, e.what());
-    }
-  }
+      options);
 }
 
 /// The Motive CSV whose beginning is `head`, read by `make_reader(delimiter)` from the start;

@@ -100,8 +100,8 @@ struct FramePoses {
   std::vector<double> q, p; // w x y z and x y z per segment
 };
 
-/// The poses of `frame` (an "identity" reference frame or a normal one), checked: `what` names
-/// it in the error.
+/// The poses of `frame` (an "identity" reference frame or a normal one), checked: every number
+/// there and finite; the error names the frame's type.
 FramePoses frame_poses(const pugi::xml_node& frame, std::size_t segments, const Fail& fail,
                        const std::function<std::size_t(const pugi::xml_node&)>& offset_of) {
   FramePoses out;
@@ -192,7 +192,7 @@ hierarchy(const pugi::xml_node& subject, const std::vector<std::string>& names,
     measured += (measured.empty() ? "" : ", ") + to;
   }
   if (!measured.empty()) {
-    notes.push_back("MVNX: the joints of " + measured +
+    notes.push_back("the joints of " + measured +
                     " name points their parents do not list: their offsets are measured in the " +
                     (std::string_view(rest.attribute("type").as_string()) == "identity"
                          ? "identity (rest) frame"

@@ -51,20 +51,19 @@ void check_encodable(NatNetVersion v, const char* function) {
   }
 }
 
-/// A section's count and, in sized versions, a size written as 0 and set by end_section().
-class SectionWriter {
+/// A size in bytes (uint32) of what is written after it while this lives: written as 0, set
+/// when it goes. Nothing at all when `present` is false (before NatNet 4.1).
+class SizeField {
 public:
-  SectionWriter(packet_io::Writer& w, std::size_t count, NatNetVersion v) : w_(w) {
-    w.count(count);
-    if (sized(v)) {
-      at_ = w.out.size();
+  SizeField(packet_io::Writer& w, bool present) : w_(w), at_(present ? w.out.size() : k_none) {
+    if (present) {
       w.u32(0);
     }
   }
-  SectionWriter(const SectionWriter&) = delete;
-  SectionWriter& operator=(const SectionWriter&) = delete;
-  ~SectionWriter() {
-    if (at_ != 0) {
+  SizeField(const SizeField&) = delete;
+  SizeField& operator=(const SizeField&) = delete;
+  ~SizeField() {
+    if (at_ != k_none) {
       const auto size = static_cast<std::uint32_t>(w_.out.size() - at_ - 4);
       for (std::size_t i = 0; i < 4; ++i) {
         w_.out[at_ + i] = static_cast<std::uint8_t>(size >> (8 * i));
@@ -73,49 +72,66 @@ public:
   }
 
 private:
+  static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
   packet_io::Writer& w_;
-  std::size_t at_ = 0;
+  std::size_t at_;
 };
 
-/// A section's count and, in sized versions, its size: what it holds must end where the size
-/// says (check_end).
-class SectionReader {
+/// A size in bytes (uint32) read, when `present`, and checked against the bytes left: what
+/// follows must end where it says (check_end), or is passed over (skip).
+class SizeRead {
 public:
-  SectionReader(packet_io::Reader& r, const char* what, std::size_t min_bytes, NatNetVersion v)
-      : r_(r), what_(what) {
-    count = r.count(what, min_bytes);
-    if (sized(v)) {
-      size_at_ = r.pos();
+  SizeRead(packet_io::Reader& r, bool present, const char* what) : r_(r), what_(what) {
+    if (present) {
+      at_ = r.pos();
       const std::uint32_t size = r.u32(what);
       if (size > r.left()) {
-        r.fail_at(size_at_, what,
+        r.fail_at(at_, what,
                   "size says " + std::to_string(size) + " bytes, " + std::to_string(r.left()) +
                       " are left");
       }
       end_ = r.pos() + size;
     }
   }
-  /// Whether the section has a size (NatNet 4.1+).
-  bool has_size() const { return size_at_ != k_none; }
-  /// Passes over the section's bytes (sized versions only).
+  bool present() const { return at_ != k_none; }
   void skip() { r_.skip(end_ - r_.pos(), what_); }
-  void check_end() const {
-    if (has_size() && r_.pos() != end_) {
-      r_.fail_at(size_at_, what_,
-                 "size says " + std::to_string(end_ - size_at_ - 4) + " bytes, its " +
-                     std::to_string(count) + " elements took " +
-                     std::to_string(r_.pos() - size_at_ - 4));
+  /// `contents` says what took the bytes, for the error ("its 2 elements").
+  void check_end(const std::string& contents) const {
+    if (present() && r_.pos() != end_) {
+      r_.fail_at(at_, what_,
+                 "size says " + std::to_string(end_ - at_ - 4) + " bytes, " + contents + " took " +
+                     std::to_string(r_.pos() - at_ - 4));
     }
   }
-
-  std::size_t count = 0;
 
 private:
   static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
   packet_io::Reader& r_;
   const char* what_;
-  std::size_t size_at_ = k_none;
+  std::size_t at_ = k_none;
   std::size_t end_ = 0;
+};
+
+packet_io::Writer& counted(packet_io::Writer& w, std::size_t count) {
+  w.count(count);
+  return w;
+}
+
+/// A frame section's count and (4.1+) its size.
+struct SectionWriter {
+  SectionWriter(packet_io::Writer& w, std::size_t count, NatNetVersion v)
+      : size(counted(w, count), sized(v)) {}
+  SizeField size;
+};
+
+/// A frame section's count (checked against the bytes left) and (4.1+) its size.
+struct SectionReader {
+  SectionReader(packet_io::Reader& r, const char* what, std::size_t min_bytes, NatNetVersion v)
+      : count(r.count(what, min_bytes)), size(r, sized(v), what) {}
+  void skip() { size.skip(); }
+  void check_end() const { size.check_end("its " + std::to_string(count) + " elements"); }
+  std::size_t count;
+  SizeRead size;
 };
 
 /// Reads a packet's header: the message id must be `expected`, the payload size the bytes left.
@@ -575,20 +591,11 @@ std::vector<std::uint8_t> encode_natnet_model_definitions(const NatNetModelDefin
   w.u16(static_cast<std::uint16_t>(NatNetMessage::ModelDef));
   w.u16(0); // the payload's size, set below
   w.count(defs.marker_sets.size() + defs.rigid_bodies.size());
-  // Each dataset's type, then (4.1+) its size, set once it is written.
+  // Each dataset's type, then (4.1+) its size.
   const auto dataset = [&](std::int32_t type, const auto& write) {
     w.i32(type);
-    const std::size_t at = w.out.size();
-    if (sized(v)) {
-      w.u32(0);
-    }
+    const SizeField size(w, sized(v));
     write();
-    if (sized(v)) {
-      const auto n = static_cast<std::uint32_t>(w.out.size() - at - 4);
-      for (std::size_t i = 0; i < 4; ++i) {
-        w.out[at + i] = static_cast<std::uint8_t>(n >> (8 * i));
-      }
-    }
   };
   for (const NatNetMarkerSetDescription& m : defs.marker_sets) {
     dataset(0, [&] {
@@ -615,16 +622,7 @@ NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data,
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t at = r.pos();
     const std::int32_t type = r.i32("dataset type");
-    std::size_t end = 0; // 4.1+: where the dataset's size says it ends
-    if (sized(v)) {
-      const std::uint32_t bytes = r.u32("dataset size");
-      if (bytes > r.left()) {
-        r.fail_at(at + 4, "dataset size",
-                  "says " + std::to_string(bytes) + " bytes, " + std::to_string(r.left()) +
-                      " are left");
-      }
-      end = r.pos() + bytes;
-    }
+    SizeRead dataset(r, sized(v), "dataset size");
     if (type == 0) {
       NatNetMarkerSetDescription m;
       m.name = r.cstr("marker set name", k_server_name);
@@ -644,8 +642,8 @@ NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data,
         s.bones.push_back(read_rigid_body_description(r, v));
       }
       defs.skeletons.push_back(std::move(s));
-    } else if (sized(v)) {
-      r.skip(end - r.pos(), "dataset"); // force plates, devices, cameras, assets, newer kinds
+    } else if (dataset.present()) {
+      dataset.skip(); // force plates, devices, cameras, assets, newer kinds
     } else if (type >= 3 && type <= 5 && v >= NatNetVersion{3, 0}) {
       skip_description(r, type);
     } else {
@@ -653,11 +651,7 @@ NatNetModelDefinitions decode_natnet_model_definitions(const std::uint8_t* data,
                 "is " + std::to_string(type) + ", not one NatNet " + version_text(v) +
                     " describes");
     }
-    if (sized(v) && r.pos() != end) {
-      r.fail_at(at + 4, "dataset size",
-                "says " + std::to_string(end - at - 8) + " bytes, the dataset of type " +
-                    std::to_string(type) + " took " + std::to_string(r.pos() - at - 8));
-    }
+    dataset.check_end("the dataset of type " + std::to_string(type));
   }
   if (r.left() != 0) {
     r.fail("end of model definitions", std::to_string(r.left()) + " bytes past the last dataset");
