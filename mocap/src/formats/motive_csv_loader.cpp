@@ -15,6 +15,7 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -274,6 +275,93 @@ void settle_up(Capture& capture, const std::set<std::string>& person, const Load
       options);
 }
 
+/// The parent of a bone of Motive's skeletons (Baseline, Core, Conventional and their finger
+/// bones) by its name after the skeleton's prefix: "" for the root or a name Motive does not
+/// give its bones.
+std::string motive_parent(const std::string& bone) {
+  static const std::map<std::string, std::string> k_parents = {
+      {"Ab", "Hip"},          {"Chest", "Ab"},        {"Neck", "Chest"},  {"Head", "Neck"},
+      {"LShoulder", "Chest"}, {"LUArm", "LShoulder"}, {"LFArm", "LUArm"}, {"LHand", "LFArm"},
+      {"RShoulder", "Chest"}, {"RUArm", "RShoulder"}, {"RFArm", "RUArm"}, {"RHand", "RFArm"},
+      {"LThigh", "Hip"},      {"LShin", "LThigh"},    {"LFoot", "LShin"}, {"LToe", "LFoot"},
+      {"RThigh", "Hip"},      {"RShin", "RThigh"},    {"RFoot", "RShin"}, {"RToe", "RFoot"}};
+  const auto it = k_parents.find(bone);
+  if (it != k_parents.end()) {
+    return it->second;
+  }
+  // Fingers: "LThumb1" hangs from the hand, "LThumb2" from "LThumb1", and so on.
+  if (bone.size() > 2 && (bone[0] == 'L' || bone[0] == 'R') &&
+      std::isdigit(static_cast<unsigned char>(bone.back())) != 0) {
+    const int joint = bone.back() - '0';
+    const std::string finger = bone.substr(1, bone.size() - 2);
+    for (const char* known : {"Thumb", "Index", "Middle", "Ring", "Pinky"}) {
+      if (finger == known) {
+        return joint <= 1 ? std::string(1, bone[0]) + "Hand"
+                          : bone.substr(0, bone.size() - 1) + std::to_string(joint - 1);
+      }
+    }
+  }
+  return "";
+}
+
+/// A skeleton's hierarchy from its bones' names ("Skeleton 001:LFArm" hangs from "Skeleton
+/// 001:LUArm"), as the capture's Skeleton, so that a Character has parents and bones: Motive 2's
+/// export names no parents. Each offset is the child's position seen from its parent in the
+/// first frame both are valid in (file units, parent frame). Nothing when no bone has a parent
+/// among the bones.
+void attach_skeleton(Capture& capture, const std::set<std::string>& bones) {
+  std::map<std::string, std::string> parent_of;
+  for (const std::string& bone : bones) {
+    const std::size_t colon = bone.rfind(':');
+    const std::string prefix = colon == std::string::npos ? "" : bone.substr(0, colon + 1);
+    const std::string parent = motive_parent(bone.substr(prefix.size()));
+    if (!parent.empty() && bones.count(prefix + parent) > 0) {
+      parent_of[bone] = prefix + parent;
+    }
+  }
+  if (parent_of.empty()) {
+    return;
+  }
+  Skeleton skeleton;
+  std::map<std::string, int> index;
+  // Parents before children: the roots, then each joint's children as it is placed.
+  std::vector<std::string> order;
+  for (const std::string& bone : bones) {
+    if (parent_of.count(bone) == 0) {
+      order.push_back(bone);
+    }
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    for (const auto& [child, parent] : parent_of) {
+      if (parent == order[k]) {
+        order.push_back(child);
+      }
+    }
+  }
+  const double scale = capture.info().length_scale;
+  for (const std::string& name : order) {
+    Joint joint;
+    joint.name = name;
+    const auto parent = parent_of.find(name);
+    if (parent != parent_of.end()) {
+      joint.parent = index.at(parent->second);
+      const Track& a = capture.track(parent->second);
+      const Track& c = capture.track(name);
+      for (std::size_t f = 0; f < std::min(a.size(), c.size()); ++f) {
+        if (a.valid(f) && c.valid(f)) {
+          joint.offset = rotate(conj(a.orientation(f)), c.position(f) - a.position(f)) / scale;
+          break;
+        }
+      }
+    }
+    index[name] = static_cast<int>(skeleton.joints.size());
+    skeleton.joints.push_back(joint);
+  }
+  skeleton.frame_count = capture.tracks().empty() ? 0 : capture.tracks().front().size();
+  skeleton.frame_time = capture.info().frame_rate > 0.0 ? 1.0 / capture.info().frame_rate : 0.0;
+  capture.set_skeleton(std::move(skeleton));
+}
+
 /// The Motive CSV whose beginning is `head`, read by `make_reader(delimiter)` from the start;
 /// `lines` is its line count.
 template <class MakeReader>
@@ -317,6 +405,13 @@ Capture parse_motive(std::string_view head, MakeReader make_reader, std::size_t 
     detail::infer_unit_from_coordinates(capture, "no 'Length Units' in the header", options);
   }
   settle_up(capture, person, options);
+  std::set<std::string> bones; // on a person, with an orientation
+  for (const Track& t : capture.tracks()) {
+    if (!t.position_only() && person.count(t.name()) > 0) {
+      bones.insert(t.name());
+    }
+  }
+  attach_skeleton(capture, bones);
   if (const std::string* claimed = metadata.find("Total Exported Frames")) {
     if (*claimed != std::to_string(stats.rows)) {
       capture.info().notes.push_back("header claims Total Exported Frames " + *claimed +

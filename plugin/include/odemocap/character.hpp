@@ -97,9 +97,9 @@ class DriverWatch;
 } // namespace detail
 
 /// Bodies, geoms (and for a puppet, joints) for every bone of a capture: the tracks of a
-/// skeleton's joints (BVH, ASF/AMC, MVNX), or every track with a valid sample of a rigid-body
-/// capture (no parents). Bodies are created dynamic, with their masses, placed on the pose at
-/// build_time. Owns what it creates: destroy the Character before the world and space (it
+/// skeleton's joints (BVH, ASF/AMC, MVNX, Motive CSV bones), or every track with a valid sample of
+/// a rigid-body capture (no parents). Bodies are created dynamic, with their masses, placed on the
+/// pose at build_time. Owns what it creates: destroy the Character before the world and space (it
 /// destroys its joints, geoms and bodies, and unbinds its bones from a driver that still
 /// exists). Not copyable or movable (hold it by unique_ptr).
 class Character {

@@ -29,8 +29,9 @@ Segment segment_of(std::string_view bone_name, std::string_view child_name) {
   }
   if (contains_any(name, {"hip"}) && contains_any(child, {"knee"})) {
     return Segment::Thigh;
-  } // Order matters: "forearm" before "arm", "upleg" before "leg", hands before arms.
-  if (contains_any(name, {"forearm", "lowerarm", "radius", "elbow", "ulna"})) {
+  } // Order matters: "forearm" before "arm", "upleg" before "leg", hands before arms; "farm":
+    // Motive's forearm bones (LFArm).
+  if (contains_any(name, {"forearm", "lowerarm", "radius", "elbow", "ulna", "farm"})) {
     return Segment::Forearm;
   }
   if (contains_any(name, {"hand", "wrist", "finger", "thumb", "index", "palm", "carpal"})) {

@@ -1,6 +1,7 @@
 #include "support/data_paths.hpp"
-#include "support/notes.hpp"
 #include "support/error_message.hpp"
+#include "support/motive_person.hpp"
+#include "support/notes.hpp"
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
@@ -9,9 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -258,125 +260,6 @@ TEST(MotiveCsv, AnExportWithNoObjectsSaysSo) {
   EXPECT_NE(message.find("only Force Plate"), std::string::npos) << message;
 }
 
-/// A person as Motive's skeleton export writes one: 21 bones (Motive's Baseline names, heights of
-/// a person 1.7 m tall, poses in a world W whose +Z is up) walking along a random heading and
-/// turning as they go, and two markers on each bone, written once as "Bone Marker" (solved) and
-/// once as "Marker" (measured, the same names). The file's axes are W's turned by `c` (the
-/// export's axis convention): a position p is written as rotate(c, p), an orientation q as c q.
-struct MotivePerson {
-  struct Bone {
-    const char* name;
-    Vec3 at; // in the standing pose: (forward, left, height), m
-  };
-  static constexpr Bone k_bones[] = {
-      {"Hip", {0, 0, 0.95}},           {"Ab", {0, 0, 1.05}},         {"Chest", {0, 0, 1.25}},
-      {"Neck", {0, 0, 1.45}},          {"Head", {0.02, 0, 1.6}},     {"LShoulder", {0, 0.05, 1.42}},
-      {"LUArm", {0, 0.18, 1.4}},       {"LFArm", {0, 0.2, 1.12}},    {"LHand", {0.02, 0.22, 0.85}},
-      {"RShoulder", {0, -0.05, 1.42}}, {"RUArm", {0, -0.18, 1.4}},   {"RFArm", {0, -0.2, 1.12}},
-      {"RHand", {0.02, -0.22, 0.85}},  {"LThigh", {0, 0.1, 0.9}},    {"LShin", {0, 0.1, 0.5}},
-      {"LFoot", {0, 0.1, 0.08}},       {"LToe", {0.12, 0.12, 0.03}}, {"RThigh", {0, -0.1, 0.9}},
-      {"RShin", {0, -0.1, 0.5}},       {"RFoot", {0, -0.1, 0.08}},   {"RToe", {0.12, -0.12, 0.03}}};
-  static constexpr std::size_t k_count = sizeof k_bones / sizeof k_bones[0];
-  static constexpr int k_frames = 40;
-
-  std::vector<std::vector<Pose>> bones;   // [frame][bone], in W
-  std::vector<std::vector<Vec3>> markers; // [frame][2 * bone + k], in W
-
-  explicit MotivePerson(test::Random& random) {
-    const double heading = random.uniform(-3.14, 3.14), speed = random.uniform(0.5, 1.5);
-    const Vec3 start{random.uniform(-2, 2), random.uniform(-2, 2), 0};
-    std::vector<Quat> tilt(k_count);
-    std::vector<Vec3> offsets(2 * k_count);
-    for (std::size_t b = 0; b < k_count; ++b) {
-      tilt[b] = from_axis_angle(random.unit_vector(), random.uniform(0, 0.4));
-      offsets[2 * b] = random.unit_vector() * 0.05;
-      offsets[2 * b + 1] = random.unit_vector() * 0.05;
-    }
-    for (int f = 0; f < k_frames; ++f) {
-      const double t = f / 120.0;
-      const double yaw = heading + 0.5 * t; // turning as it walks
-      const Quat turn = from_axis_angle({0, 0, 1}, yaw);
-      const Vec3 walked = start + rotate(from_axis_angle({0, 0, 1}, heading), {speed * t, 0, 0});
-      bones.emplace_back();
-      markers.emplace_back();
-      for (std::size_t b = 0; b < k_count; ++b) {
-        const Pose pose{walked + rotate(turn, k_bones[b].at), turn * tilt[b]};
-        bones.back().push_back(pose);
-        for (int k = 0; k < 2; ++k) {
-          markers.back().push_back(pose.p + rotate(pose.q, offsets[2 * b + k]));
-        }
-      }
-    }
-  }
-
-  static std::string marker_name(std::size_t m) {
-    return std::string("Skeleton 001:") + k_bones[m / 2].name + (m % 2 == 0 ? "Front" : "Back");
-  }
-
-  std::string file(const Quat& c, const std::string& space = "Global") const {
-    std::string types, names, properties, axes;
-    const auto column = [&](const std::string& type, const std::string& name,
-                            const std::string& property, const std::string& axis) {
-      types += "," + type;
-      names += "," + name;
-      properties += "," + property;
-      axes += "," + axis;
-    };
-    for (std::size_t b = 0; b < k_count; ++b) {
-      const std::string name = std::string("Skeleton 001:") + k_bones[b].name;
-      for (const char* a : {"X", "Y", "Z", "W"}) {
-        column("Bone", name, "Rotation", a);
-      }
-      for (const char* a : {"X", "Y", "Z"}) {
-        column("Bone", name, "Position", a);
-      }
-    }
-    for (const char* type : {"Bone Marker", "Marker"}) {
-      for (std::size_t m = 0; m < 2 * k_count; ++m) {
-        for (const char* a : {"X", "Y", "Z"}) {
-          column(type, marker_name(m), "Position", a);
-        }
-        column(type, marker_name(m),
-               type == std::string("Marker") ? "Mean Marker Error" : "Marker Quality", "");
-      }
-    }
-    std::string out = "Format Version,1.23,Take Name,Take 2020-01-01 10.00.00 AM,Take Notes,,"
-                      "Capture Frame Rate,120.000000,Export Frame Rate,120.000000,"
-                      "Total Exported Frames," +
-                      std::to_string(k_frames) +
-                      ",Rotation Type,Quaternion,Length Units,Meters,Coordinate Space," + space +
-                      "\n\n,Type" + types + "\n,Name" + names + "\n,ID" +
-                      std::string(types.size() > 0 ? ",1" : "") + "\n," + properties +
-                      "\nFrame,Time (Seconds)" + axes + "\n";
-    char buffer[64];
-    const auto number = [&](double v) {
-      std::snprintf(buffer, sizeof buffer, ",%.17g", v);
-      out += buffer;
-    };
-    for (int f = 0; f < k_frames; ++f) {
-      std::snprintf(buffer, sizeof buffer, "%d,%.6f", f, f / 120.0);
-      out += buffer;
-      for (const Pose& pose : bones[static_cast<std::size_t>(f)]) {
-        const Quat q = c * pose.q;
-        const Vec3 p = rotate(c, pose.p);
-        for (double v : {q.x, q.y, q.z, q.w, p.x, p.y, p.z}) {
-          number(v);
-        }
-      }
-      for (int copy = 0; copy < 2; ++copy) {
-        for (const Vec3& m : markers[static_cast<std::size_t>(f)]) {
-          const Vec3 p = rotate(c, m);
-          for (double v : {p.x, p.y, p.z, 0.0001}) {
-            number(v);
-          }
-        }
-      }
-      out += "\n";
-    }
-    return out;
-  }
-};
-
 // Motive skeleton takes were loaded without their bones ("columns of type 'Bone' skipped"), and
 // an export written with another axis convention than Motive's +Y (the export's Z-up preset for
 // Visual3D and MotionMonitor, or custom axes; the file does not say which) loaded lying on its
@@ -389,23 +272,23 @@ TEST(MotiveCsv, ASkeletonTakeLoadsItsBonesAndStandsOnItsFeetWhateverTheExportsAx
   options.up_axis = Axis::Z;
   const Vec3 axes[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   for (int c = 0; c < 96; ++c) {
-    const MotivePerson person(random);
+    const test::MotivePerson person(random);
     // W's +Z to the file's axis +-a (Motive's own: +Y), then any heading about it.
     const Vec3 up = axes[c % 3] * (c % 6 < 3 ? 1.0 : -1.0);
     const Quat convention =
         c < 8 ? from_to({0, 0, 1}, {0, 1, 0}) // Motive's +Y
               : from_axis_angle(up, random.uniform(-3.14, 3.14)) * from_to({0, 0, 1}, up);
     const Capture capture = parse_motive_csv(person.file(convention), "person.csv", options);
-    ASSERT_EQ(capture.tracks().size(), MotivePerson::k_count * 5) << c;
+    ASSERT_EQ(capture.tracks().size(), test::MotivePerson::k_count * 5) << c;
     // The loaded world is W turned about its vertical by one angle: find it from the hip.
     const Pose hip = capture.track("Skeleton 001:Hip").pose(0);
     const Quat yaw = hip.q * conj(person.bones[0][0].q);
     ASSERT_LT(std::hypot(yaw.x, yaw.y), 1e-9) << "case " << c << ": not a turn about Z";
-    for (int f = 0; f < MotivePerson::k_frames; f += 13) {
+    for (int f = 0; f < test::MotivePerson::k_frames; f += 13) {
       const auto i = static_cast<std::size_t>(f);
-      for (std::size_t b = 0; b < MotivePerson::k_count; ++b) {
+      for (std::size_t b = 0; b < test::MotivePerson::k_count; ++b) {
         const Track& bone =
-            capture.track(std::string("Skeleton 001:") + MotivePerson::k_bones[b].name);
+            capture.track(std::string("Skeleton 001:") + test::MotivePerson::k_bones[b].name);
         ASSERT_FALSE(bone.position_only());
         const Vec3 expected = rotate(yaw, person.bones[i][b].p - person.bones[0][0].p) + hip.p;
         ASSERT_TRUE(near_vec(bone.position(i), expected, 1e-9)) << "case " << c << ", bone " << b;
@@ -413,16 +296,51 @@ TEST(MotiveCsv, ASkeletonTakeLoadsItsBonesAndStandsOnItsFeetWhateverTheExportsAx
             << "case " << c << ", bone " << b;
         ASSERT_NEAR(bone.position(i).z, person.bones[i][b].p.z, 1e-9) << "heights stand";
       }
-      for (std::size_t m = 0; m < 2 * MotivePerson::k_count; ++m) {
+      for (std::size_t m = 0; m < 2 * test::MotivePerson::k_count; ++m) {
         const Vec3 expected = rotate(yaw, person.markers[i][m] - person.bones[0][0].p) + hip.p;
-        ASSERT_TRUE(
-            near_vec(capture.track(MotivePerson::marker_name(m)).position(i), expected, 1e-9));
-        ASSERT_TRUE(
-            near_vec(capture.track(MotivePerson::marker_name(m) + " (bone marker)").position(i),
-                     expected, 1e-9));
+        ASSERT_TRUE(near_vec(capture.track(test::MotivePerson::marker_name(m)).position(i),
+                             expected, 1e-9));
+        ASSERT_TRUE(near_vec(
+            capture.track(test::MotivePerson::marker_name(m) + " (bone marker)").position(i),
+            expected, 1e-9));
       }
     }
     EXPECT_EQ(capture.info().up_axis_source, "inferred") << c;
+    // The bones' hierarchy, from Motive's bone names: each offset the child's origin seen from
+    // its parent in the first frame (a rotation about the vertical leaves it as it was in W).
+    ASSERT_NE(capture.skeleton(), nullptr);
+    const auto& joints = capture.skeleton()->joints;
+    ASSERT_EQ(joints.size(), test::MotivePerson::k_count);
+    const std::map<std::string, std::string> parents = {
+        {"Ab", "Hip"},          {"Chest", "Ab"},        {"Neck", "Chest"},  {"Head", "Neck"},
+        {"LShoulder", "Chest"}, {"LUArm", "LShoulder"}, {"LFArm", "LUArm"}, {"LHand", "LFArm"},
+        {"RShoulder", "Chest"}, {"RUArm", "RShoulder"}, {"RFArm", "RUArm"}, {"RHand", "RFArm"},
+        {"LThigh", "Hip"},      {"LShin", "LThigh"},    {"LFoot", "LShin"}, {"LToe", "LFoot"},
+        {"RThigh", "Hip"},      {"RShin", "RThigh"},    {"RFoot", "RShin"}, {"RToe", "RFoot"}};
+    const auto bone_index = [&](const std::string& bone) {
+      for (std::size_t b = 0; b < test::MotivePerson::k_count; ++b) {
+        if (bone == std::string("Skeleton 001:") + test::MotivePerson::k_bones[b].name) {
+          return b;
+        }
+      }
+      return test::MotivePerson::k_count;
+    };
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      const std::string short_name = joints[j].name.substr(13);
+      const auto parent = parents.find(short_name);
+      if (parent == parents.end()) {
+        EXPECT_EQ(short_name, "Hip");
+        EXPECT_EQ(joints[j].parent, -1);
+        continue;
+      }
+      ASSERT_GE(joints[j].parent, 0);
+      ASSERT_LT(joints[j].parent, static_cast<int>(j)) << "parents before children";
+      EXPECT_EQ(joints[static_cast<std::size_t>(joints[j].parent)].name,
+                "Skeleton 001:" + parent->second);
+      const Pose& a = person.bones[0][bone_index("Skeleton 001:" + parent->second)];
+      const Pose& b = person.bones[0][bone_index(joints[j].name)];
+      ASSERT_TRUE(near_vec(joints[j].offset, rotate(conj(a.q), b.p - a.p), 1e-9)) << short_name;
+    }
     // A note only where the markers overrule Motive's +Y.
     const bool motives_axis = c < 8 || (c % 3 == 1 && c % 6 < 3);
     EXPECT_EQ(test::has_note(capture.info(), "its CSV export can write other axes"), !motives_axis)
@@ -491,10 +409,10 @@ TEST(MotiveCsv, PropsLyingAlongAnAxisDoNotTurnTheFile) {
 // not name the parent: the bones are skipped, and said so; the markers load.
 TEST(MotiveCsv, BonesInLocalCoordinatesAreSkippedAndSaid) {
   test::Random random(7202);
-  const MotivePerson person(random);
+  const test::MotivePerson person(random);
   const Capture capture =
       parse_motive_csv(person.file(from_to({0, 0, 1}, {0, 1, 0}), "Local"), "local.csv");
-  EXPECT_EQ(capture.tracks().size(), MotivePerson::k_count * 4);
+  EXPECT_EQ(capture.tracks().size(), test::MotivePerson::k_count * 4);
   EXPECT_EQ(capture.find_track("Skeleton 001:Hip"), nullptr);
   EXPECT_TRUE(test::has_note(capture.info(), "columns of type 'Bone' skipped: under Coordinate "
                                              "Space Local"));

@@ -2,6 +2,7 @@
 // masses and self-collision filtered, and binds them all to the driver.
 #include "support/data_paths.hpp"
 #include "support/error_message.hpp"
+#include "support/motive_person.hpp"
 #include "support/mvnx_leg.hpp"
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -123,6 +125,48 @@ TEST(Character, AnXsensMvnxSkeletonGivesBonesEndingAtTheNextSegment) {
   EXPECT_NEAR(pelvis.mass, 75 * 0.4346 / present, 1e-9);
   EXPECT_NEAR(thigh.mass, 75 * 2 * 0.1416 / present, 1e-9);
   EXPECT_NEAR(shank.mass, 75 * 2 * 0.0433 / present, 1e-9);
+}
+
+// A Motive skeleton take (its CSV export's Bone columns): the bones' hierarchy comes from
+// Motive's bone names, so the character has parents, each bone ends at its child's origin, and
+// de Leva's fractions find Motive's segments (LFArm a forearm, LShin a shank).
+TEST(Character, AMotiveSkeletonTakeGivesBonesEndingAtTheirChildren) {
+  test::Random random(7301);
+  const test::MotivePerson person(random);
+  const Capture capture =
+      parse_motive_csv(person.file(from_to({0, 0, 1}, {0, 1, 0})), "skeleton.csv");
+  OdeScene scene;
+  const Character character(scene.world, scene.space, capture);
+  const auto bone = [&](const char* name) -> const Bone& {
+    return *character.find(std::string("Skeleton 001:") + name);
+  };
+  const auto index_of = [&](const char* name) {
+    return static_cast<int>(&bone(name) - character.bones().data());
+  };
+  EXPECT_EQ(bone("LFArm").parent, index_of("LUArm"));
+  EXPECT_EQ(bone("LUArm").parent, index_of("LShoulder"));
+  EXPECT_EQ(bone("RToe").parent, index_of("RFoot"));
+  EXPECT_EQ(bone("Hip").parent, -1);
+  // A bone ends at its first child's origin (the others hang elsewhere from its joint).
+  for (const char* name : {"LUArm", "LFArm", "RThigh", "RShin", "Chest"}) {
+    const Track& track = capture.track(std::string("Skeleton 001:") + name);
+    const Bone& b = bone(name);
+    const auto child = std::find_if(character.bones().begin(), character.bones().end(),
+                                    [&](const Bone& c) { return c.parent == index_of(name); });
+    ASSERT_NE(child, character.bones().end()) << name;
+    const Track& child_track = capture.track(child->name);
+    for (std::size_t f = 0; f < track.size(); f += 7) {
+      const Pose p = track.pose(f);
+      EXPECT_LT(norm(p.p + rotate(p.q, b.vector) - child_track.position(f)), 1e-9)
+          << name << " frame " << f;
+    }
+  }
+  // Every de Leva segment is present: each forearm carries its side's 1.62% of 75 kg, each
+  // shank 4.33%.
+  EXPECT_NEAR(bone("LFArm").mass, 75 * 0.0162, 1e-9);
+  EXPECT_NEAR(bone("RFArm").mass, 75 * 0.0162, 1e-9);
+  EXPECT_NEAR(bone("LShin").mass, 75 * 0.0433, 1e-9);
+  EXPECT_NEAR(character.mass(), 75.0, 1e-9);
 }
 
 TEST(Character, MassesFollowDeLevasSegmentFractions) {
