@@ -3,10 +3,11 @@
 /// as bytes, both ways, written from the protocol's description (no SDK). Little-endian;
 /// positions in metres (Motive's frame, Y or Z up as set in Motive), quaternions x, y, z, w.
 /// Versions 2.0 to 4.1 (Motive 1.x to 3.1 and later): 4.1 puts each frame section's and each
-/// model dataset's size in bytes after its count, and adds a section of assets (trained
-/// markersets), read past. Later 4.x versions are read as 4.1, their sizes checked, so a
-/// section that holds more than 4.1 puts in it is refused rather than misread; 5.0 and later
-/// are refused.
+/// model dataset's size in bytes after its count, adds a section of assets (trained
+/// markersets), read past, and a precision timestamp before the frame's params. 4.2 adds a rest
+/// orientation to rigid body descriptions. Later 4.x versions are read as 4.2, their sizes
+/// checked, so a section that holds more than that puts in it is refused rather than misread;
+/// 5.0 and later are refused. The encoders write up to 4.1.
 
 #include <odemocap/live_source.hpp>
 #include <odemocap/pose.hpp>
@@ -97,6 +98,11 @@ struct NatNetFrame {
   std::uint64_t mid_exposure = 0;
   std::uint64_t data_received = 0;
   std::uint64_t transmit = 0;
+  /// 4.1+: the precision (PTP or IRIG) timestamp, whole seconds and their fraction, 0 when the
+  /// server has none. Written in 4.1 frames, as OptiTrack's NatNet SDK reads them; read when
+  /// the frame holds them (some writers leave them out).
+  std::uint32_t precision_seconds = 0;
+  std::uint32_t precision_fraction = 0;
   std::int16_t params = 0; ///< bit 0 recording, bit 1 tracked models changed
 };
 
@@ -119,6 +125,7 @@ struct NatNetRigidBodyDescription {
   std::int32_t id = 0;         ///< the id frames carry
   std::int32_t parent_id = -1; ///< -1: none
   Vec3 offset;                 ///< m, from the parent
+  Quat orientation;            ///< 4.2+: the body's rest orientation (x, y, z, w floats)
   /// 3.0+: its markers' positions (m, body frame) and active labels; 4.0+: their names.
   std::vector<Vec3> markers;
   std::vector<std::int32_t> marker_labels;

@@ -25,8 +25,8 @@ constexpr std::size_t k_server_name = 256;   // char[256] in the server info
 /// From NatNet 4.1 (Motive 3.1) each of a frame's sections, and each dataset of the model
 /// definitions, carries its size in bytes after its count (or type).
 constexpr NatNetVersion k_sized{4, 1};
-/// The newest version the encoders write; the decoders read every 4.x from 4.1 on as 4.1,
-/// the sizes telling whether a section held what 4.1 puts in it.
+/// The newest version the encoders write; the decoders read every 4.x from 4.2 on as 4.2,
+/// the sizes telling whether a section held what 4.2 puts in it.
 constexpr NatNetVersion k_newest_written{4, 1};
 
 bool sized(NatNetVersion v) {
@@ -318,6 +318,10 @@ std::vector<std::uint8_t> encode_natnet_frame(const NatNetFrame& f, NatNetVersio
     w.u64(f.data_received);
     w.u64(f.transmit);
   }
+  if (sized(v)) {
+    w.u32(f.precision_seconds);
+    w.u32(f.precision_fraction);
+  }
   w.i16(f.params);
   w.i32(0); // end of data
   return finish_packet(w, "encode_natnet_frame");
@@ -409,6 +413,13 @@ NatNetFrame decode_natnet_frame(const std::uint8_t* data, std::size_t size, NatN
     f.mid_exposure = r.u64("mid-exposure timestamp");
     f.data_received = r.u64("data-received timestamp");
     f.transmit = r.u64("transmit timestamp");
+  }
+  // 4.1+: the precision timestamp, which OptiTrack's SDK reads from 4.1 on and other clients
+  // (../shared/clients) do not: there when the 2 bytes of params (and 4 of the end tag) leave
+  // 8 more.
+  if (sized(v) && (r.left() == 2 + 8 || r.left() == 2 + 8 + 4)) {
+    f.precision_seconds = r.u32("precision timestamp seconds");
+    f.precision_fraction = r.u32("precision timestamp fraction");
   }
   f.params = r.i16("frame params");
   if (r.left() != 0) { // the end-of-data tag: Motive writes it; a frame without it is whole
@@ -506,6 +517,11 @@ NatNetRigidBodyDescription read_rigid_body_description(Reader& r, NatNetVersion 
   d.id = r.i32("rigid body id");
   d.parent_id = r.i32("rigid body parent id");
   d.offset = r.vec3("rigid body offset");
+  if (v >= NatNetVersion{4, 2}) { // 4.2+: the rest orientation, x y z w
+    const float x = r.f32("rigid body orientation"), y = r.f32("rigid body orientation"),
+                z = r.f32("rigid body orientation"), w = r.f32("rigid body orientation");
+    d.orientation = {w, x, y, z};
+  }
   if (v < NatNetVersion{3, 0}) {
     return d;
   }

@@ -431,7 +431,7 @@ private:
         connected = true;
       } else if (n >= 4 && buffer[0] == 4) {
         NatNetModelDefinitions defs;
-        defs.rigid_bodies = {{"a", 1, -1, {}, {}, {}, {}}, {"b", 2, -1, {}, {}, {}, {}}};
+        defs.rigid_bodies = {{"a", 1, -1, {}, {}, {}, {}, {}}, {"b", 2, -1, {}, {}, {}, {}, {}}};
         const auto reply = encode_natnet_model_definitions(defs, v);
         socket_.send_to(reply.data(), reply.size(), from);
       }

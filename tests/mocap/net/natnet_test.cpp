@@ -169,7 +169,8 @@ TEST(NatNet, EveryVersionsFrameRoundTrips) {
 /// Here: one labelled marker set "tool" of 2 markers, one unlabelled marker, rigid body 3 of
 /// one_body_packet(), a skeleton (id 7) of one bone (id 7 << 16 | 1), an asset (id 9: one rigid
 /// body and one marker, read past), one labelled marker, no force plates or devices.
-std::vector<std::uint8_t> natnet_41_packet(std::uint32_t extra_body_bytes = 0) {
+std::vector<std::uint8_t> natnet_41_packet(std::uint32_t extra_body_bytes = 0,
+                                           bool precision = true) {
   test::PacketBytes p;
   p.put<std::uint16_t>(7);
   p.put<std::uint16_t>(0); // payload size, set below
@@ -245,7 +246,11 @@ std::vector<std::uint8_t> natnet_41_packet(std::uint32_t extra_body_bytes = 0) {
   p.put<std::uint64_t>(1000);
   p.put<std::uint64_t>(2000);
   p.put<std::uint64_t>(3000);
-  p.put<std::int16_t>(0);
+  if (precision) { // the precision timestamp: 4.1+ as OptiTrack's SDK reads it
+    p.put<std::uint32_t>(1700000000);
+    p.put<std::uint32_t>(123456);
+  }
+  p.put<std::int16_t>(2); // tracked models changed
   p.put<std::int32_t>(0); // end of data
   const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
   std::memcpy(&p.b[2], &payload, 2);
@@ -277,6 +282,16 @@ TEST(NatNet, AHandWritten41FrameWithSectionSizesAndAnAssetDecodes) {
   EXPECT_EQ(f.labeled_markers[0].residual, 0.25);
   EXPECT_EQ(f.timestamp, 12.5);
   EXPECT_EQ(f.transmit, 3000u);
+  EXPECT_EQ(f.precision_seconds, 1700000000u);
+  EXPECT_EQ(f.precision_fraction, 123456u);
+  EXPECT_EQ(f.params, 2);
+  // A 4.1 writer that leaves the precision timestamp out (as ../shared/clients reads 4.1):
+  // the same frame, the params where they are.
+  const auto plain = natnet_41_packet(0, false);
+  const NatNetFrame g0 = decode_natnet_frame(plain.data(), plain.size(), {4, 1});
+  EXPECT_EQ(g0.precision_seconds, 0u);
+  EXPECT_EQ(g0.params, 2);
+  EXPECT_EQ(g0.transmit, 3000u);
   // The encoder writes the same bytes but an empty asset section (it keeps none).
   const auto written = encode_natnet_frame(f, {4, 1});
   const NatNetFrame g = decode_natnet_frame(written.data(), written.size(), {4, 1});
@@ -546,21 +561,24 @@ TEST(NatNet, ModelDefinitionsNameTheRigidBodies) {
 // no version describes yet (99), both passed over by their sizes.
 TEST(NatNet, Version41ModelDefinitionsPassOverAssetsAndNewerKindsByTheirSizes) {
   test::PacketBytes p;
-  p.put<std::uint16_t>(5);
-  p.put<std::uint16_t>(0);
-  p.put<std::int32_t>(3);
   const auto text = [&](const std::string& t) {
     for (char c : t) {
       p.b.push_back(static_cast<std::uint8_t>(c));
     }
     p.b.push_back(0);
   };
+  bool rest_orientation = false; // 4.2+: after the offset, the rest orientation x y z w
   const auto rigid_body = [&](const std::string& name, std::int32_t id) {
     text(name);
     p.put<std::int32_t>(id);
     p.put<std::int32_t>(-1);
     for (float v : {0.f, 0.f, 0.f}) {
       p.put(v);
+    }
+    if (rest_orientation) {
+      for (float v : {0.f, 0.6f, 0.f, 0.8f}) {
+        p.put(v);
+      }
     }
     p.put<std::int32_t>(2);
     for (float v : {0.1f, 0.f, 0.f, 0.f, 0.f, 0.05f}) {
@@ -578,28 +596,49 @@ TEST(NatNet, Version41ModelDefinitionsPassOverAssetsAndNewerKindsByTheirSizes) {
     contents();
     p.set_u32(at, static_cast<std::uint32_t>(p.b.size() - at - 4));
   };
-  dataset(1, [&] { rigid_body("Wand", 7); });
-  dataset(6, [&] {
-    text("Markerset 1");
-    p.put<std::int32_t>(1); // asset type
-    p.put<std::int32_t>(9); // asset id
-    p.put<std::int32_t>(1);
-    rigid_body("Markerset 1:Bone", 65537);
-    p.put<std::int32_t>(1);
-    text("Markerset 1:M1");
-    p.put<std::int32_t>(4);
-    for (float v : {1.f, 2.f, 3.f, 0.014f}) {
-      p.put(v);
-    }
-    p.put<std::int16_t>(0);
-  });
-  dataset(99, [&] {
-    for (int k = 0; k < 10; ++k) {
-      p.b.push_back(0xab);
-    }
-  });
-  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-  std::memcpy(&p.b[2], &payload, 2);
+  const auto packet = [&](bool orientation) {
+    p.b.clear();
+    rest_orientation = orientation;
+    p.put<std::uint16_t>(5);
+    p.put<std::uint16_t>(0);
+    p.put<std::int32_t>(3);
+    dataset(1, [&] { rigid_body("Wand", 7); });
+    dataset(6, [&] {
+      text("Markerset 1");
+      p.put<std::int32_t>(1); // asset type
+      p.put<std::int32_t>(9); // asset id
+      p.put<std::int32_t>(1);
+      rigid_body("Markerset 1:Bone", 65537);
+      p.put<std::int32_t>(1);
+      text("Markerset 1:M1");
+      p.put<std::int32_t>(4);
+      for (float v : {1.f, 2.f, 3.f, 0.014f}) {
+        p.put(v);
+      }
+      p.put<std::int16_t>(0);
+    });
+    dataset(99, [&] {
+      for (int k = 0; k < 10; ++k) {
+        p.b.push_back(0xab);
+      }
+    });
+    const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
+    std::memcpy(&p.b[2], &payload, 2);
+    return p.b;
+  };
+  // NatNet 4.2 (OptiTrack's SDK reads it so): a rigid body's rest orientation after its offset.
+  const auto with_orientation = packet(true);
+  const NatNetModelDefinitions d42 =
+      decode_natnet_model_definitions(with_orientation.data(), with_orientation.size(), {4, 2});
+  ASSERT_EQ(d42.rigid_bodies.size(), 1u);
+  EXPECT_EQ(d42.rigid_bodies[0].orientation.y, 0.60000002384185791);
+  EXPECT_EQ(d42.rigid_bodies[0].orientation.w, 0.800000011920929);
+  EXPECT_EQ(d42.rigid_bodies[0].marker_names, (std::vector<std::string>{"tip", "base"}));
+  // Read as 4.1, the same bytes are refused by the dataset's size, not misread.
+  EXPECT_THROW(
+      decode_natnet_model_definitions(with_orientation.data(), with_orientation.size(), {4, 1}),
+      MocapError);
+  packet(false);
   const NatNetModelDefinitions d = decode_natnet_model_definitions(p.b.data(), p.b.size(), {4, 1});
   ASSERT_EQ(d.rigid_bodies.size(), 1u);
   EXPECT_EQ(d.rigid_bodies[0].name, "Wand");
