@@ -43,6 +43,30 @@ class Listener:
         with self.lock:
             self.descriptions.append(descriptions)
 
+    def finish(self):
+        """Stops the client; what it received (frames by number) and the rigid bodies' names
+        in the last model definitions."""
+        self.client.stop_async()
+        with self.lock:
+            frames = dict(self.frames)
+            descriptions = list(self.descriptions)
+        self.client.shutdown()
+        names = [rb.name for rb in descriptions[-1].rigid_bodies] if descriptions else []
+        return frames, names
+
+
+def check_poses(frames, what):
+    """Every rigid body of every frame at the capture's pose (Y up) to 1e-6."""
+    worst_p, worst_q = 0.0, 0.0
+    for n, frame in frames.items():
+        row = n % capture.FRAMES
+        for rb in frame.rigid_bodies:
+            p, q = capture.z_up_to_y_up(*capture.pose(capture.BODIES[rb.id_num - 1], row))
+            worst_p = max(worst_p, max(abs(u - v) for u, v in zip(rb.pos, p)))
+            worst_q = max(worst_q, capture.angle_between((rb.rot[3], rb.rot[0], rb.rot[1], rb.rot[2]), q))
+    check(frames and worst_p <= 1e-6, f"{what}positions equal the capture's: worst {worst_p:.3g} m")
+    check(frames and worst_q <= 1e-6, f"{what}orientations equal the capture's: worst {worst_q:.3g} rad")
+
 
 def main():
     odemocap, scratch = sys.argv[1], sys.argv[2]
@@ -115,26 +139,14 @@ def run_41(port, ask):
         a.client.request_modeldef()
         a.client.run_async()
         time.sleep(1.5)
-        a.client.stop_async()
-        with a.lock:
-            frames = dict(a.frames)
-            descriptions = list(a.descriptions)
-        a.client.shutdown()
-        names = [rb.name for rb in descriptions[-1].rigid_bodies] if descriptions else []
+        frames, names = a.finish()
         seconds = 1.5
     check(names == list(capture.BODIES), f"{what}: model definitions name the bodies: {names}")
     check(len(frames) >= 0.95 * capture.RATE * seconds - 10,
           f"{what}: {len(frames)} frames in {seconds} s")
-    worst_p, worst_q = 0.0, 0.0
     for n, frame in frames.items():
         check(frame.assets == (), f"{what}: frame {n} has an empty asset section")
-        row = n % capture.FRAMES
-        for rb in frame.rigid_bodies:
-            p, q = capture.z_up_to_y_up(*capture.pose(capture.BODIES[rb.id_num - 1], row))
-            worst_p = max(worst_p, max(abs(u - v) for u, v in zip(rb.pos, p)))
-            worst_q = max(worst_q, capture.angle_between((rb.rot[3], rb.rot[0], rb.rot[1], rb.rot[2]), q))
-    check(frames and worst_p <= 1e-6, f"{what}: positions equal the capture's: worst {worst_p:.3g} m")
-    check(frames and worst_q <= 1e-6, f"{what}: orientations equal the capture's: worst {worst_q:.3g} rad")
+    check_poses(frames, f"{what}: ")
 
 
 def run(port):
@@ -163,19 +175,9 @@ def run(port):
     b.client.connect(timeout=5.0)
     b.client.run_async()
     time.sleep(1.0)
-    b.client.stop_async()
-    b.client.shutdown()
-    b_frames = len(b.frames)
+    b_frames = len(b.finish()[0])
     time.sleep(2.0)
-    a.client.stop_async()
-    with a.lock:
-        frames = dict(a.frames)
-        descriptions = list(a.descriptions)
-    a.client.shutdown()
-
-    names = []
-    if descriptions:
-        names = [rb.name for rb in descriptions[-1].rigid_bodies]
+    frames, names = a.finish()
     check(names == list(capture.BODIES), f"model definitions name the bodies: {names}")
     check(b_frames >= 0.95 * capture.RATE * 1.0 - 5, f"client B received {b_frames} frames in 1 s")
     numbers = sorted(frames)
@@ -183,16 +185,7 @@ def run(port):
     check(span >= 0.95 * capture.RATE * 2.5, f"client A saw frames over {span} frame numbers")
     check(len(numbers) >= 0.95 * span and span > 0,
           f"client A received {len(numbers)} of the {span} frames in its window")
-    worst_p, worst_q = 0.0, 0.0
-    for n, frame in frames.items():
-        row = n % capture.FRAMES
-        for rb in frame.rigid_bodies:
-            body = capture.BODIES[rb.id_num - 1]
-            p, q = capture.z_up_to_y_up(*capture.pose(body, row))
-            worst_p = max(worst_p, max(abs(u - v) for u, v in zip(rb.pos, p)))
-            worst_q = max(worst_q, capture.angle_between((rb.rot[3], rb.rot[0], rb.rot[1], rb.rot[2]), q))
-    check(frames and worst_p <= 1e-6, f"positions equal the capture's: worst {worst_p:.3g} m")
-    check(frames and worst_q <= 1e-6, f"orientations equal the capture's: worst {worst_q:.3g} rad")
+    check_poses(frames, "")
 
 
 class Raw:

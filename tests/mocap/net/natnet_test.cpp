@@ -15,6 +15,25 @@
 namespace odemocap {
 namespace {
 
+/// A 3.x+ frame's suffix: timecode 0, timestamp 12.5 s, hi-res stamps 1000, 2000, 3000,
+/// (4.1+, when `precision`) the precision timestamp 1700000000 s + 123456, `params`, the end
+/// tag; then the packet's payload size.
+void put_suffix(test::PacketBytes& p, std::int16_t params, bool precision) {
+  p.put<std::uint32_t>(0);
+  p.put<std::uint32_t>(0);
+  p.put<double>(12.5);
+  p.put<std::uint64_t>(1000);
+  p.put<std::uint64_t>(2000);
+  p.put<std::uint64_t>(3000);
+  if (precision) { // the precision timestamp: 4.1+ as OptiTrack's SDK reads it
+    p.put<std::uint32_t>(1700000000);
+    p.put<std::uint32_t>(123456);
+  }
+  p.put<std::int16_t>(params);
+  p.put<std::int32_t>(0); // end of data
+  p.set_natnet_payload_size();
+}
+
 /// NatNet 3.1, one rigid body: id 3 at (0.5, 1.25, -2) m turned 73.74 degrees about z
 /// (x, y, z, w = 0, 0, 0.6, 0.8), mean error 1 mm, tracked; frame 42 at 12.5 s.
 std::vector<std::uint8_t> one_body_packet() {
@@ -34,16 +53,7 @@ std::vector<std::uint8_t> one_body_packet() {
   p.put<std::int32_t>(0); // labeled markers
   p.put<std::int32_t>(0); // force plates
   p.put<std::int32_t>(0); // devices
-  p.put<std::uint32_t>(0);
-  p.put<std::uint32_t>(0);
-  p.put<double>(12.5);
-  p.put<std::uint64_t>(1000);
-  p.put<std::uint64_t>(2000);
-  p.put<std::uint64_t>(3000);
-  p.put<std::int16_t>(0);
-  p.put<std::int32_t>(0); // end of data
-  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-  std::memcpy(&p.b[2], &payload, 2);
+  put_suffix(p, 0, false);
   return p.b;
 }
 
@@ -240,20 +250,7 @@ std::vector<std::uint8_t> natnet_41_packet(std::uint32_t extra_body_bytes = 0,
   });
   section(0, [] {}); // force plates
   section(0, [] {}); // devices
-  p.put<std::uint32_t>(0);
-  p.put<std::uint32_t>(0);
-  p.put<double>(12.5);
-  p.put<std::uint64_t>(1000);
-  p.put<std::uint64_t>(2000);
-  p.put<std::uint64_t>(3000);
-  if (precision) { // the precision timestamp: 4.1+ as OptiTrack's SDK reads it
-    p.put<std::uint32_t>(1700000000);
-    p.put<std::uint32_t>(123456);
-  }
-  p.put<std::int16_t>(2); // tracked models changed
-  p.put<std::int32_t>(0); // end of data
-  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-  std::memcpy(&p.b[2], &payload, 2);
+  put_suffix(p, 2, precision); // params: tracked models changed
   return p.b;
 }
 
@@ -401,8 +398,7 @@ TEST(NatNet, AHandWritten29FrameWithRigidBodyMarkersDecodesAndIsWhatTheEncoderWr
   p.put<double>(4.5);         // timestamp (2.7+: double)
   p.put<std::int16_t>(0);     // params
   p.put<std::int32_t>(0);     // end of data
-  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-  std::memcpy(&p.b[2], &payload, 2);
+  p.set_natnet_payload_size();
   const NatNetFrame f = decode_natnet_frame(p.b.data(), p.b.size(), {2, 9});
   ASSERT_EQ(f.rigid_bodies.size(), 1u);
   const NatNetRigidBody& b = f.rigid_bodies[0];
@@ -498,8 +494,7 @@ std::vector<std::uint8_t> model_packet() {
     p.put(0.f);
   }
   p.put<std::int32_t>(0);
-  const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-  std::memcpy(&p.b[2], &payload, 2);
+  p.set_natnet_payload_size();
   return p.b;
 }
 
@@ -622,8 +617,7 @@ TEST(NatNet, Version41ModelDefinitionsPassOverAssetsAndNewerKindsByTheirSizes) {
         p.b.push_back(0xab);
       }
     });
-    const auto payload = static_cast<std::uint16_t>(p.b.size() - 4);
-    std::memcpy(&p.b[2], &payload, 2);
+    p.set_natnet_payload_size();
     return p.b;
   };
   // NatNet 4.2 (OptiTrack's SDK reads it so): a rigid body's rest orientation after its offset.
