@@ -479,6 +479,9 @@ void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, C
     if (i > 0) {
       const double printed = times[i] - times[i - 1];
       const double nominal = grid[i] - grid[i - 1];
+      if (!(nominal >= Track::k_min_interval)) {
+        return; // a grid closer than a track's samples may be (a rate near 1 GHz): times stand
+      }
       worst = std::fmax(worst, std::fabs(printed - nominal) / nominal);
     }
     previous_k = k;

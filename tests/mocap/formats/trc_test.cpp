@@ -6,6 +6,7 @@
 #include "support/reference_math.hpp"
 
 #include <odemocap/load.hpp>
+#include <odemocap/velocity.hpp>
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,29 @@ TEST(Trc, CountsThatDisagreeAreToleratedAndBrokenFilesAreLocated) {
   EXPECT_NE(error(back).find("is not after the previous row's"), std::string::npos);
   EXPECT_NE(error("PathFileType\t4\nDataRate\n0\n").find("DataRate must be positive"),
             std::string::npos);
+}
+
+// A rate near 1 GHz whose grid steps less than a track's samples may (1 ns): the rows' times are
+// 1 ns apart, printed to 0.1 ns, and the 1.1 GHz grid they round to steps 0.909 ns. Retiming the
+// tracks to it threw a MocapError without the file's name out of the loader (found by the TRC
+// fuzz target in CI); the file's times stand instead.
+TEST(Trc, ARateWhoseGridIsFinerThanATrackMayHoldKeepsTheFilesTimes) {
+  const std::string text = "PathFileType\t4\t(X/Y/Z)\tghz.trc\n"
+                           "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+                           "1100000000\t1100000000\t2\t1\tm\n"
+                           "Frame#\tTime\tA\n"
+                           "\t\tX1\tY1\tZ1\n"
+                           "1\t0.0000000000\t1\t2\t3\n"
+                           "2\t0.0000000010\t1\t2\t4\n";
+  // The grid's second time, by hand: 1 / 1.1e9 s, within the 0.1 ns the times are printed to,
+  // and less than Track::k_min_interval after the first.
+  const double grid = 1.0 / 1.1e9;
+  ASSERT_LE(std::fabs(1e-9 - grid), 1e-10);
+  ASSERT_LT(grid, Track::k_min_interval);
+  const Capture c = parse_trc(text, "ghz.trc");
+  EXPECT_EQ(c.track("A").time(1), 1e-9);
+  EXPECT_FALSE(test::has_note(c.info(), "grid"));
+  EXPECT_NEAR(estimate_velocities(c.track("A")).linear[0].z, 1e9, 1e-3);
 }
 
 } // namespace
