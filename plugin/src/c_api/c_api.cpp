@@ -227,10 +227,21 @@ int odmDriverSetMode(odmDriverID driver, int mode) {
 
 int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_erp) {
   return guarded(-1, [&] {
-    odemocap::NeighbourSettings settings;
+    odemocap::KinematicDriver& d = require(driver, "driver")->driver;
+    odemocap::NeighbourSettings settings = d.neighbours();
     settings.exact_rotation = exact_rotation != 0;
     settings.joint_erp = joint_erp;
-    require(driver, "driver")->driver.set_neighbours(settings);
+    d.set_neighbours(settings);
+    return 0;
+  });
+}
+
+int odmDriverSetCarryTouching(odmDriverID driver, int carry) {
+  return guarded(-1, [&] {
+    odemocap::KinematicDriver& d = require(driver, "driver")->driver;
+    odemocap::NeighbourSettings settings = d.neighbours();
+    settings.carry_touching = carry != 0;
+    d.set_neighbours(settings);
     return 0;
   });
 }

@@ -283,11 +283,11 @@ private:
   }
 
   /// Carries the body by a seam's jump (for `by`, the carrier the driver records), and with it
-  /// what it holds by a joint.
+  /// what it holds by a joint or touches (found before it moves).
   void carry_across(const Pose& jump, dBodyID by) {
-    carry(body_, jump);
     note_carried(body_, by);
-    carry_joined(body_, jump);
+    carry_attached(body_, jump);
+    carry(body_, jump);
   }
 
   /// After the carry across a seam: the body's velocities differ from the capture's at the

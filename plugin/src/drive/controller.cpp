@@ -8,9 +8,9 @@ Controller::Controller(KinematicDriver& driver) : driver_(&driver) {
   driver.add_controller(this);
 }
 
-void Controller::carry_joined(dBodyID body, const Pose& jump) {
+void Controller::carry_attached(dBodyID body, const Pose& jump) {
   if (driver_ != nullptr) {
-    driver_->carry_joined(body, jump);
+    driver_->carry_attached(body, jump);
   }
 }
 

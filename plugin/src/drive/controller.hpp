@@ -28,10 +28,10 @@ public:
 protected:
   explicit Controller(KinematicDriver& driver);
   /// A controller that carries a body across a loop's seam itself (a follower, a puppet's
-  /// bones) carries the dynamic bodies joined to it through the driver, which carries each
-  /// body once per prestep (KinematicDriver::carried_by), and tells it of the bodies it
-  /// carried on its own, so that they are not carried again.
-  void carry_joined(dBodyID body, const Pose& jump);
+  /// bones) carries the dynamic bodies joined to it or touching it through the driver (before
+  /// the body moves), which carries each body once per prestep (KinematicDriver::carried_by),
+  /// and tells it of the bodies it carried on its own, so that they are not carried again.
+  void carry_attached(dBodyID body, const Pose& jump);
   void note_carried(dBodyID body, dBodyID by);
   /// Whether the driver carried bound body `bound` across its loop's seam in this prestep,
   /// and by what jump.

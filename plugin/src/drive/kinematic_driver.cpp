@@ -232,16 +232,87 @@ void KinematicDriver::cross_seam(Binding& b) {
     jump = detail::seam_jump(first, last);
   }
   if (!detail::is_identity(jump)) {
+    carry_attached(b.body, jump); // before the body moves: what touches it where the loop ended
     detail::carry(b.body, jump);
-    carry_joined(b.body, jump);
     jumps_.emplace_back(b.body, jump);
   }
 }
 
-void KinematicDriver::carry_joined(dBodyID body, const Pose& jump) {
+void KinematicDriver::carry_attached(dBodyID body, const Pose& jump) {
+  const std::size_t first = carried_.size();
+  if (neighbours_.carry_touching) {
+    find_touching(body);
+  }
+  for (std::size_t i = first; i < carried_.size(); ++i) {
+    detail::carry(carried_[i].first, jump);
+  }
+  carry_joined(body, jump, first);
+}
+
+namespace {
+
+/// What find_touching() collects: the dynamic bodies not carried yet that touch `body`.
+struct TouchSearch {
+  dBodyID body;
+  std::vector<std::pair<dBodyID, dBodyID>>* carried;
+};
+
+void touch_callback(void* data, dGeomID a, dGeomID o) {
+  if (dGeomIsSpace(a) || dGeomIsSpace(o)) {
+    dSpaceCollide2(a, o, data, &touch_callback); // into a space nested in the top one
+    return;
+  }
+  TouchSearch& search = *static_cast<TouchSearch*>(data);
+  const dBodyID other = dGeomGetBody(a) == search.body ? dGeomGetBody(o) : dGeomGetBody(a);
+  if (other == nullptr || other == search.body || dBodyIsKinematic(other) ||
+      std::any_of(search.carried->begin(), search.carried->end(),
+                  [other](const auto& c) { return c.first == other; })) {
+    return;
+  }
+  dContactGeom contact;
+  if (dCollide(a, o, 1, &contact, sizeof contact) > 0) {
+    search.carried->emplace_back(other, search.body);
+  }
+}
+
+} // namespace
+
+void KinematicDriver::find_touching(dBodyID body) {
+  TouchSearch search{body, &carried_};
+  const auto collide = [&] {
+    for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
+      dSpaceID top = dGeomGetSpace(g);
+      if (top == nullptr || !dGeomIsEnabled(g)) {
+        continue; // in no space: nothing it could touch is known
+      }
+      while (const dSpaceID up = dGeomGetSpace(reinterpret_cast<dGeomID>(top))) {
+        top = up;
+      }
+      dSpaceCollide2(g, reinterpret_cast<dGeomID>(top), &search, &touch_callback);
+    }
+  };
+  collide();
+  // What rests on the body may hover over it by a hair at this instant (a contact's solution
+  // leaves a gap as often as an overlap): the body is raised against gravity by
+  // NeighbourSettings::k_rest_gap, looked at again, and put back where it was.
+  dVector3 gravity;
+  dWorldGetGravity(world_, gravity);
+  const double g =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  if (!(g > 0.0) || dBodyGetFirstGeom(body) == nullptr) {
+    return;
+  }
+  const dReal* p = dBodyGetPosition(body);
+  const dReal at[3] = {p[0], p[1], p[2]};
+  const double up = NeighbourSettings::k_rest_gap / g;
+  dBodySetPosition(body, at[0] - up * gravity[0], at[1] - up * gravity[1], at[2] - up * gravity[2]);
+  collide();
+  dBodySetPosition(body, at[0], at[1], at[2]);
+}
+
+void KinematicDriver::carry_joined(dBodyID body, const Pose& jump, std::size_t next) {
   // Breadth first from the bound body: `from` is the body whose joints are walked, then each
-  // body carried from here in turn.
-  std::size_t next = carried_.size();
+  // body carried from carried_[next] on in turn.
   for (dBodyID from = body;; from = carried_[next++].first) {
     const int n = dBodyGetNumJoints(from);
     for (int i = 0; i < n; ++i) {

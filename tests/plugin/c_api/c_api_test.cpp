@@ -78,6 +78,53 @@ TEST_F(CApi, ALoopedCaptureCrossesItsSeamWithoutATeleport) {
   odmCaptureDestroy(capture);
 }
 
+TEST_F(CApi, ALoopsSeamCarriesWhatTouchesTheLoopingBodyUnlessAskedNotTo) {
+  // A ball (free, no gravity, no contacts made) put against the looping hips just before the
+  // seam: carried back with them by the loop's jump (2.6 m), or left where it was put.
+  for (int carry : {1, 0}) {
+    odmCaptureID capture =
+        odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
+    ASSERT_NE(capture, nullptr) << odmLastError();
+    const int hips = odmCaptureFindTrack(capture, "Hips");
+    dSpaceID space = dSimpleSpaceCreate(nullptr);
+    odmDriverID driver = odmDriverCreate(world_);
+    dBodyID body = dBodyCreate(world_);
+    dGeomSetBody(dCreateSphere(space, 0.15), body);
+    odmBindOptions options;
+    odmBindOptionsSetDefault(&options);
+    options.at_end = odmEndLoop;
+    ASSERT_EQ(odmDriverBind(driver, body, capture, hips, &options), 0) << odmLastError();
+    ASSERT_EQ(odmDriverSetCarryTouching(driver, carry), 0) << odmLastError();
+    ASSERT_EQ(odmDriverSetNeighbours(driver, 1, 0.8), 0); // keeps carry_touching as it is
+    const double duration = odmCaptureGetTrackDuration(capture, hips);
+    const double h = 1.0 / 120;
+    while (odmDriverGetTime(driver) + h < duration) {
+      ASSERT_EQ(odmDriverPrestep(driver, h), 0);
+      dWorldStep(world_, h);
+    }
+    dBodyID ball = dBodyCreate(world_);
+    dGeomSetBody(dCreateSphere(space, 0.05), ball);
+    const dReal* at = dBodyGetPosition(body);
+    dBodySetPosition(ball, at[0] + 0.18, at[1], at[2]); // 2 cm into the hips' sphere
+    const double put[3] = {at[0] + 0.18, at[1], at[2]};
+    ASSERT_EQ(odmDriverPrestep(driver, h), 0); // crosses the seam
+    EXPECT_EQ(odmDriverGetSeamCount(driver, 0), 1);
+    const dReal* b = dBodyGetPosition(ball);
+    const double moved =
+        std::sqrt((b[0] - put[0]) * (b[0] - put[0]) + (b[1] - put[1]) * (b[1] - put[1]) +
+                  (b[2] - put[2]) * (b[2] - put[2]));
+    if (carry) {
+      EXPECT_GT(moved, 2.0);
+    } else {
+      EXPECT_EQ(moved, 0.0);
+    }
+    EXPECT_EQ(odmDriverSetCarryTouching(nullptr, 1), -1);
+    odmDriverDestroy(driver);
+    odmCaptureDestroy(capture);
+    dSpaceDestroy(space);
+  }
+}
+
 /* A pose source in C: a circle of radius 1 m at 2 rad/s, turning with it; no pose before
  * 0.25 s (the count of calls comes back through user_data). */
 extern "C" int circle(dReal t, dReal pose[7], void* user_data) {
