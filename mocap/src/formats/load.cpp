@@ -476,6 +476,9 @@ void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, C
     if (!(k > previous_k) || !(std::fabs(times[i] - grid[i]) <= resolution * (1.0 + 1e-9))) {
       return; // not the grid: the file's times stand
     }
+    if (!(std::fabs(grid[i]) <= Track::k_max_abs_time)) {
+      return; // a time printed near the limit rounds past it on the grid: times stand
+    }
     if (i > 0) {
       const double printed = times[i] - times[i - 1];
       const double nominal = grid[i] - grid[i - 1];

@@ -99,8 +99,8 @@ double printed_resolution(std::string_view text);
 /// with one sample per row take the grid's times, and a note says so: a 240 Hz capture printed to
 /// the millisecond shows intervals of 4 and 5 ms where every one is 4.17 ms, and velocities taken
 /// across them 20% apart. Times that are not the grid (a rate the rows do not keep, dropped frames
-/// beyond the resolution) are kept, as are times whose grid steps less than
-/// Track::k_min_interval.
+/// beyond the resolution) are kept, as are times whose grid a track could not hold (steps
+/// under Track::k_min_interval, times beyond Track::k_max_abs_time).
 void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, CaptureInfo& info);
 
 /// The .asf skeleton of an .amc motion: <subject>.asf beside <subject>_<trial>.amc, or the

@@ -89,9 +89,9 @@ TEST(Trc, CountsThatDisagreeAreToleratedAndBrokenFilesAreLocated) {
 
 // A rate near 1 GHz whose grid steps less than a track's samples may (1 ns): the rows' times are
 // 1 ns apart, printed to 0.1 ns, and the 1.1 GHz grid they round to steps 0.909 ns. Retiming the
-// tracks to it threw a MocapError without the file's name out of the loader (found by the TRC
-// fuzz target in CI); the file's times stand instead.
-TEST(Trc, ARateWhoseGridIsFinerThanATrackMayHoldKeepsTheFilesTimes) {
+// tracks to it threw a MocapError without the file's name out of the loader (found looking for
+// what failed the TRC fuzz target in CI); the file's times stand instead.
+TEST(Trc, ARateGridATrackCannotHoldLeavesTheFilesTimes) {
   const std::string text = "PathFileType\t4\t(X/Y/Z)\tghz.trc\n"
                            "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
                            "1100000000\t1100000000\t2\t1\tm\n"
@@ -108,6 +108,20 @@ TEST(Trc, ARateWhoseGridIsFinerThanATrackMayHoldKeepsTheFilesTimes) {
   EXPECT_EQ(c.track("A").time(1), 1e-9);
   EXPECT_FALSE(test::has_note(c.info(), "grid"));
   EXPECT_NEAR(estimate_velocities(c.track("A")).linear[0].z, 1e9, 1e-3);
+
+  // Times at the limit a track holds (1e9 s) whose 2.2 Hz grid, within the 0.1 s they are
+  // printed to, passes it: 999999999.6 + 1 / 2.2 s. The same MocapError escaped.
+  const std::string late = "PathFileType\t4\t(X/Y/Z)\tlate.trc\n"
+                           "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+                           "2.2\t2.2\t2\t1\tm\n"
+                           "Frame#\tTime\tA\n"
+                           "\t\tX1\tY1\tZ1\n"
+                           "1\t999999999.6\t1\t2\t3\n"
+                           "2\t1000000000.0\t1\t2\t4\n";
+  ASSERT_GT(999999999.6 + 1.0 / 2.2, Track::k_max_abs_time);
+  const Capture at_limit = parse_trc(late, "late.trc");
+  EXPECT_EQ(at_limit.track("A").time(1), 1e9);
+  EXPECT_FALSE(test::has_note(at_limit.info(), "grid"));
 }
 
 } // namespace
