@@ -85,15 +85,18 @@ struct NeighbourSettings {
   /// step (the driven side cannot move, so there is nothing to overshoot against). Set your
   /// own, or 0, if you tuned those joints yourself.
   double joint_erp = 0.8;
-  /// At a loop's seam, carry with the looping body the dynamic bodies whose geoms touch its
-  /// own or rest on them (a cup on a looped tray, a ball in a looped hand), as the bodies
-  /// joined to it are always carried: the seam's jump is data, not motion, and left behind
-  /// they would hang in the air where the loop ended. Touch is what dCollide finds between
-  /// the geoms, in the top space of the looping body's geoms, before the jump, with the body
-  /// where it is and raised k_rest_gap against gravity (what rests on it may hover by a hair
-  /// at that instant). Each body once; not through other dynamic bodies (a stack on the tray:
-  /// its lowest body only, the rest left behind).
-  bool carry_touching = true;
+  /// At a loop's seam, carry with the looping body the dynamic bodies resting on it (a cup on
+  /// a looped tray, a ball in a looped hand), as the bodies joined to it are always carried:
+  /// the seam's jump is data, not motion, and left behind they would hang in the air where the
+  /// loop ended. A body rests on it when dCollide finds a contact between their geoms (in the
+  /// top space of the looping body's geoms, before the jump) that holds the body up: the way
+  /// it leaves the contact is within 60 degrees of up (against the world's gravity). The
+  /// looping body is looked at where it is and raised k_rest_gap, since what rests on it may
+  /// hover by a hair at that instant. What only touches it (a box it pushes sideways, a ball
+  /// it kicks) stays, and without gravity nothing rests. What rests on a carried body, or is
+  /// joined to it, goes too (a stack of plates on the tray, a cup on a payload welded to a
+  /// looping hand); each body once.
+  bool carry_resting = true;
   /// How far above a looping body's geoms what rests on them may hover and still be carried
   /// (m).
   static constexpr double k_rest_gap = 0.002;
@@ -174,8 +177,8 @@ public:
 
   const BindingStats& stats(BindingId id) const;
   /// The bound body whose loop seam carried dynamic body `body` in the last prestep (a body
-  /// joined to it: a chain hanging from a looping hand, a payload welded to it; or touching it,
-  /// NeighbourSettings::carry_touching), or null.
+  /// joined to it: a chain hanging from a looping hand, a payload welded to it; or resting on
+  /// it, NeighbourSettings::carry_resting), or null.
   dBodyID carried_by(dBodyID body) const;
   dBodyID body(BindingId id) const;
   /// Number of bindings ever made (unbound ones keep their id).
@@ -231,16 +234,16 @@ private:
   /// from the body's pose, moves the body by the seam's jump: the jump is data, not motion,
   /// so the velocity that follows is the motion's on either side of it.
   void cross_seam(Binding& b);
-  /// Carries by `jump` the dynamic bodies joined to `body`, or to those carried from
-  /// carried_[next] on (by joints other than contacts, through other dynamic bodies, not
-  /// through kinematic ones): a chain hanging from a looping hand, a payload welded to it.
-  /// Each once per prestep (carried_).
-  void carry_joined(dBodyID body, const Pose& jump, std::size_t next);
-  /// Adds to carried_, carrier `body`, the dynamic bodies not yet carried whose geoms touch
-  /// one of `body`'s geoms now.
-  void find_touching(dBodyID body);
-  /// Carries by `jump` what goes with `body` across a seam: the bodies touching it
-  /// (NeighbourSettings::carry_touching), then those joined to it or to them. Called before
+  /// Adds to carried_, with `carrier`, the dynamic bodies not yet carried that are joined to
+  /// `from` (by joints other than contacts): a chain hanging from a looping hand, a payload
+  /// welded to it.
+  void find_joined(dBodyID from, dBodyID carrier);
+  /// Adds to carried_, with `carrier`, the dynamic bodies not yet carried that rest on `from`
+  /// now (NeighbourSettings::carry_resting).
+  void find_resting(dBodyID from, dBodyID carrier);
+  /// Carries by `jump` what goes with `body` across a seam: the dynamic bodies joined to it or
+  /// resting on it, and in turn those joined to them or resting on them (not through kinematic
+  /// bodies), each once per prestep (carried_). All are found before any moves; called before
   /// `body` itself moves.
   void carry_attached(dBodyID body, const Pose& jump);
 

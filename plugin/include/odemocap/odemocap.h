@@ -82,10 +82,9 @@ int odmDriverSetMode(odmDriverID driver, int mode);
  * the joints that alone hold such a body ([0, 1]; 0 leaves them alone; default 0.8).
  * 0, or -1 for an ERP outside [0, 1] or NaN. */
 int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_erp);
-/* Whether a loop's seam carries the dynamic bodies touching or resting on the looping body
- * (1, the default) or leaves them where the loop ended (0); NeighbourSettings::carry_touching.
- * 0, or -1. */
-int odmDriverSetCarryTouching(odmDriverID driver, int carry);
+/* Whether a loop's seam carries the dynamic bodies resting on the looping body (1, the
+ * default) or leaves them where the loop ended (0); NeighbourSettings::carry_resting. 0, or -1. */
+int odmDriverSetCarryResting(odmDriverID driver, int carry);
 /* Call before every dWorldStep/dWorldQuickStep of h seconds; 0 or -1. */
 int odmDriverPrestep(odmDriverID driver, dReal h);
 /* Simulated time the driver has advanced (s). */

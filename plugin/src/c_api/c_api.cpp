@@ -236,11 +236,11 @@ int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_e
   });
 }
 
-int odmDriverSetCarryTouching(odmDriverID driver, int carry) {
+int odmDriverSetCarryResting(odmDriverID driver, int carry) {
   return guarded(-1, [&] {
     odemocap::KinematicDriver& d = require(driver, "driver")->driver;
     odemocap::NeighbourSettings settings = d.neighbours();
-    settings.carry_touching = carry != 0;
+    settings.carry_resting = carry != 0;
     d.set_neighbours(settings);
     return 0;
   });

@@ -283,7 +283,7 @@ private:
   }
 
   /// Carries the body by a seam's jump (for `by`, the carrier the driver records), and with it
-  /// what it holds by a joint or touches (found before it moves).
+  /// what it holds by a joint or what rests on it (found before it moves).
   void carry_across(const Pose& jump, dBodyID by) {
     note_carried(body_, by);
     carry_attached(body_, jump);

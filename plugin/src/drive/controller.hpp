@@ -28,7 +28,7 @@ public:
 protected:
   explicit Controller(KinematicDriver& driver);
   /// A controller that carries a body across a loop's seam itself (a follower, a puppet's
-  /// bones) carries the dynamic bodies joined to it or touching it through the driver (before
+  /// bones) carries the dynamic bodies joined to it or resting on it through the driver (before
   /// the body moves), which carries each body once per prestep (KinematicDriver::carried_by),
   /// and tells it of the bodies it carried on its own, so that they are not carried again.
   void carry_attached(dBodyID body, const Pose& jump);

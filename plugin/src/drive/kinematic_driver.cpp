@@ -232,104 +232,121 @@ void KinematicDriver::cross_seam(Binding& b) {
     jump = detail::seam_jump(first, last);
   }
   if (!detail::is_identity(jump)) {
-    carry_attached(b.body, jump); // before the body moves: what touches it where the loop ended
+    carry_attached(b.body, jump); // before the body moves: what rests on it where the loop ended
     detail::carry(b.body, jump);
     jumps_.emplace_back(b.body, jump);
   }
 }
 
 void KinematicDriver::carry_attached(dBodyID body, const Pose& jump) {
+  // Breadth first from `body`: `from` is the body whose neighbours are looked for, then each
+  // body found in turn. All are found where the loop ended, before any of them moves.
   const std::size_t first = carried_.size();
-  if (neighbours_.carry_touching) {
-    find_touching(body);
+  std::size_t next = first;
+  for (dBodyID from = body;; from = carried_[next++].first) {
+    if (neighbours_.carry_resting) {
+      find_resting(from, body);
+    }
+    find_joined(from, body);
+    if (next == carried_.size()) {
+      break;
+    }
   }
   for (std::size_t i = first; i < carried_.size(); ++i) {
     detail::carry(carried_[i].first, jump);
   }
-  carry_joined(body, jump, first);
 }
 
 namespace {
 
-/// What find_touching() collects: the dynamic bodies not carried yet that touch `body`.
-struct TouchSearch {
+/// What find_resting() collects: the dynamic bodies not carried yet that rest on `body`.
+struct RestSearch {
   dBodyID body;
+  dBodyID carrier; ///< the looping body, recorded with each body found
+  Vec3 up;         ///< against gravity, unit
   std::vector<std::pair<dBodyID, dBodyID>>* carried;
 };
 
-void touch_callback(void* data, dGeomID a, dGeomID o) {
+void rest_callback(void* data, dGeomID a, dGeomID o) {
   if (dGeomIsSpace(a) || dGeomIsSpace(o)) {
-    dSpaceCollide2(a, o, data, &touch_callback); // into a space nested in the top one
+    dSpaceCollide2(a, o, data, &rest_callback); // into a space nested in the top one
     return;
   }
-  TouchSearch& search = *static_cast<TouchSearch*>(data);
-  const dBodyID other = dGeomGetBody(a) == search.body ? dGeomGetBody(o) : dGeomGetBody(a);
+  RestSearch& search = *static_cast<RestSearch*>(data);
+  const bool mine_first = dGeomGetBody(a) == search.body;
+  const dGeomID mine = mine_first ? a : o;
+  const dGeomID theirs = mine_first ? o : a;
+  const dBodyID other = dGeomGetBody(theirs);
   if (other == nullptr || other == search.body || dBodyIsKinematic(other) ||
       std::any_of(search.carried->begin(), search.carried->end(),
                   [other](const auto& c) { return c.first == other; })) {
     return;
   }
-  dContactGeom contact;
-  if (dCollide(a, o, 1, &contact, sizeof contact) > 0) {
-    search.carried->emplace_back(other, search.body);
+  // dCollide's normal is the way `mine` leaves the contact (ODE's convention: the first geom
+  // moved along it by the depth separates them): the other body leaves it the opposite way,
+  // and rests on this one when that way is within 60 degrees of up.
+  dContactGeom contacts[8];
+  const int n = dCollide(mine, theirs, 8, contacts, sizeof(dContactGeom));
+  for (int i = 0; i < n; ++i) {
+    const dReal* normal = contacts[i].normal;
+    if (-(normal[0] * search.up.x + normal[1] * search.up.y + normal[2] * search.up.z) >= 0.5) {
+      search.carried->emplace_back(other, search.carrier);
+      return;
+    }
   }
 }
 
 } // namespace
 
-void KinematicDriver::find_touching(dBodyID body) {
-  TouchSearch search{body, &carried_};
+void KinematicDriver::find_resting(dBodyID body, dBodyID carrier) {
+  dVector3 gravity;
+  dWorldGetGravity(world_, gravity);
+  const double g =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  if (!(g > 0.0) || !std::isfinite(g)) {
+    return; // nothing rests without gravity
+  }
+  RestSearch search{body, carrier, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g},
+                    &carried_};
   const auto collide = [&] {
-    for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
-      dSpaceID top = dGeomGetSpace(g);
-      if (top == nullptr || !dGeomIsEnabled(g)) {
+    for (dGeomID geom = dBodyGetFirstGeom(body); geom != nullptr; geom = dBodyGetNextGeom(geom)) {
+      dSpaceID top = dGeomGetSpace(geom);
+      if (top == nullptr || !dGeomIsEnabled(geom)) {
         continue; // in no space: nothing it could touch is known
       }
       while (const dSpaceID up = dGeomGetSpace(reinterpret_cast<dGeomID>(top))) {
         top = up;
       }
-      dSpaceCollide2(g, reinterpret_cast<dGeomID>(top), &search, &touch_callback);
+      dSpaceCollide2(geom, reinterpret_cast<dGeomID>(top), &search, &rest_callback);
     }
   };
   collide();
   // What rests on the body may hover over it by a hair at this instant (a contact's solution
-  // leaves a gap as often as an overlap): the body is raised against gravity by
-  // NeighbourSettings::k_rest_gap, looked at again, and put back where it was.
-  dVector3 gravity;
-  dWorldGetGravity(world_, gravity);
-  const double g =
-      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
-  if (!(g > 0.0) || dBodyGetFirstGeom(body) == nullptr) {
+  // leaves a gap as often as an overlap): the body is raised by NeighbourSettings::k_rest_gap,
+  // looked at again, and put back where it was.
+  if (dBodyGetFirstGeom(body) == nullptr) {
     return;
   }
   const dReal* p = dBodyGetPosition(body);
-  const dReal at[3] = {p[0], p[1], p[2]};
-  const double up = NeighbourSettings::k_rest_gap / g;
-  dBodySetPosition(body, at[0] - up * gravity[0], at[1] - up * gravity[1], at[2] - up * gravity[2]);
+  const Vec3 at{p[0], p[1], p[2]};
+  const Vec3 raised = at + NeighbourSettings::k_rest_gap * search.up;
+  dBodySetPosition(body, raised.x, raised.y, raised.z);
   collide();
-  dBodySetPosition(body, at[0], at[1], at[2]);
+  dBodySetPosition(body, at.x, at.y, at.z);
 }
 
-void KinematicDriver::carry_joined(dBodyID body, const Pose& jump, std::size_t next) {
-  // Breadth first from the bound body: `from` is the body whose joints are walked, then each
-  // body carried from carried_[next] on in turn.
-  for (dBodyID from = body;; from = carried_[next++].first) {
-    const int n = dBodyGetNumJoints(from);
-    for (int i = 0; i < n; ++i) {
-      const dJointID j = dBodyGetJoint(from, i);
-      if (dJointGetType(j) == dJointTypeContact) {
-        continue;
-      }
-      const dBodyID other = dJointGetBody(j, 0) == from ? dJointGetBody(j, 1) : dJointGetBody(j, 0);
-      if (other == nullptr || dBodyIsKinematic(other) || carried_by(other) != nullptr) {
-        continue;
-      }
-      detail::carry(other, jump);
-      carried_.emplace_back(other, body);
+void KinematicDriver::find_joined(dBodyID from, dBodyID carrier) {
+  const int n = dBodyGetNumJoints(from);
+  for (int i = 0; i < n; ++i) {
+    const dJointID j = dBodyGetJoint(from, i);
+    if (dJointGetType(j) == dJointTypeContact) {
+      continue;
     }
-    if (next == carried_.size()) {
-      return;
+    const dBodyID other = dJointGetBody(j, 0) == from ? dJointGetBody(j, 1) : dJointGetBody(j, 0);
+    if (other == nullptr || dBodyIsKinematic(other) || carried_by(other) != nullptr) {
+      continue;
     }
+    carried_.emplace_back(other, carrier);
   }
 }
 

@@ -78,9 +78,12 @@ TEST_F(CApi, ALoopedCaptureCrossesItsSeamWithoutATeleport) {
   odmCaptureDestroy(capture);
 }
 
-TEST_F(CApi, ALoopsSeamCarriesWhatTouchesTheLoopingBodyUnlessAskedNotTo) {
-  // A ball (free, no gravity, no contacts made) put against the looping hips just before the
-  // seam: carried back with them by the loop's jump (2.6 m), or left where it was put.
+TEST_F(CApi, ALoopsSeamCarriesWhatRestsOnTheLoopingBodyUnlessAskedNotTo) {
+  // Two balls (free; no contacts are made) put against the looping hips' sphere just before
+  // the seam, gravity along -z: one on top, 1 cm into it, is carried back with the hips by the
+  // loop's jump (2.6 m); one against its side is not (it only touches). Asked not to, the
+  // driver leaves both where they were put.
+  dWorldSetGravity(world_, 0, 0, -9.81);
   for (int carry : {1, 0}) {
     odmCaptureID capture =
         odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
@@ -94,31 +97,39 @@ TEST_F(CApi, ALoopsSeamCarriesWhatTouchesTheLoopingBodyUnlessAskedNotTo) {
     odmBindOptionsSetDefault(&options);
     options.at_end = odmEndLoop;
     ASSERT_EQ(odmDriverBind(driver, body, capture, hips, &options), 0) << odmLastError();
-    ASSERT_EQ(odmDriverSetCarryTouching(driver, carry), 0) << odmLastError();
-    ASSERT_EQ(odmDriverSetNeighbours(driver, 1, 0.8), 0); // keeps carry_touching as it is
+    ASSERT_EQ(odmDriverSetCarryResting(driver, carry), 0) << odmLastError();
+    ASSERT_EQ(odmDriverSetNeighbours(driver, 1, 0.8), 0); // keeps carry_resting as it is
     const double duration = odmCaptureGetTrackDuration(capture, hips);
     const double h = 1.0 / 120;
     while (odmDriverGetTime(driver) + h < duration) {
       ASSERT_EQ(odmDriverPrestep(driver, h), 0);
       dWorldStep(world_, h);
     }
-    dBodyID ball = dBodyCreate(world_);
-    dGeomSetBody(dCreateSphere(space, 0.05), ball);
     const dReal* at = dBodyGetPosition(body);
-    dBodySetPosition(ball, at[0] + 0.18, at[1], at[2]); // 2 cm into the hips' sphere
-    const double put[3] = {at[0] + 0.18, at[1], at[2]};
+    const double on_top[3] = {at[0], at[1], at[2] + 0.19};
+    const double beside[3] = {at[0] + 0.19, at[1], at[2]};
+    const auto ball_at = [&](const double p[3]) {
+      dBodyID ball = dBodyCreate(world_);
+      dGeomSetBody(dCreateSphere(space, 0.05), ball);
+      dBodySetPosition(ball, p[0], p[1], p[2]);
+      return ball;
+    };
+    const auto moved = [](dBodyID ball, const double p[3]) {
+      const dReal* b = dBodyGetPosition(ball);
+      return std::sqrt((b[0] - p[0]) * (b[0] - p[0]) + (b[1] - p[1]) * (b[1] - p[1]) +
+                       (b[2] - p[2]) * (b[2] - p[2]));
+    };
+    dBodyID resting = ball_at(on_top);
+    dBodyID touching = ball_at(beside);
     ASSERT_EQ(odmDriverPrestep(driver, h), 0); // crosses the seam
     EXPECT_EQ(odmDriverGetSeamCount(driver, 0), 1);
-    const dReal* b = dBodyGetPosition(ball);
-    const double moved =
-        std::sqrt((b[0] - put[0]) * (b[0] - put[0]) + (b[1] - put[1]) * (b[1] - put[1]) +
-                  (b[2] - put[2]) * (b[2] - put[2]));
     if (carry) {
-      EXPECT_GT(moved, 2.0);
+      EXPECT_GT(moved(resting, on_top), 2.0);
     } else {
-      EXPECT_EQ(moved, 0.0);
+      EXPECT_EQ(moved(resting, on_top), 0.0);
     }
-    EXPECT_EQ(odmDriverSetCarryTouching(nullptr, 1), -1);
+    EXPECT_EQ(moved(touching, beside), 0.0) << carry;
+    EXPECT_EQ(odmDriverSetCarryResting(nullptr, 1), -1);
     odmDriverDestroy(driver);
     odmCaptureDestroy(capture);
     dSpaceDestroy(space);

@@ -318,22 +318,26 @@ TEST(JointedBodies, WhatIsJoinedToALoopingBodyCrossesItsSeamWithIt) {
   EXPECT_LT(r.ball_moved, 0.001);
 }
 
-/// What a body resting on a looping tray does across the tray's seam (m).
+/// What rests on a tray, seen from the tray, from 0.1 s before its seam to 0.25 s after.
 struct TrayRun {
-  double slip = 0.0;      ///< the cup's largest move in the tray's frame, from before the seam on
-  double bystander = 0.0; ///< how far a box resting on the floor, 1 m away, moved
+  std::vector<Vec3> cup, lid; ///< each step's position in the tray's frame (m)
+  double bystander = 0.0;     ///< how far a box resting on the floor, 1 m away, moved (m)
   std::size_t seams = 0;
 };
 
-/// A tray (0.5 x 0.5 x 0.02 m) looping a 1.5 s arc: it drives forward along its own heading at
-/// `speed` while turning at `turn` rad/s and bobbing 2 cm (once a loop), so that the loop's end,
-/// carried by the seam's jump, moves as its start does: what rests on it has nothing to slip
-/// by. A cup (a box or an upright cylinder) rests on it from 0.6 s before the seam; a box rests
-/// on the floor 1 m to the side. Kinematic tray (bound to the driver) or a soft follower of the
-/// same track; dWorldStep or dWorldQuickStep, with or without a contact surface layer.
-TrayRun looped_tray(test::Random& random, bool soft, bool quick, const NeighbourSettings& n) {
+/// A tray (0.5 x 0.5 x 0.02 m) following a 1.5 s arc: it drives forward along its own heading
+/// at 0.2-0.5 m/s while turning at 0.3-0.8 rad/s and bobbing 2 cm (once in 1.5 s). Looped, the
+/// arc's end carried by the seam's jump moves as its start does, so the loop is the arc driven
+/// on, turned and moved: the reference is the same arc sampled for 3 s, never looped, where
+/// what rests on the tray meets no seam. A cup (a box or an upright cylinder) rests on the
+/// tray from 0.6 s before the seam, and a small box on the cup; a box rests on the floor 1 m to
+/// the side. Kinematic tray (bound to the driver) or a soft follower of the same track;
+/// dWorldStep or dWorldQuickStep, with or without a contact surface layer.
+TrayRun tray_run(unsigned seed, bool looped, const NeighbourSettings& n) {
+  test::Random random(seed);
+  const bool soft = seed % 4 == 3;
   OdeScene scene;
-  scene.quick = quick;
+  scene.quick = seed % 2 == 1;
   dWorldSetContactSurfaceLayer(scene.world, random.uniform(0.0, 1.0) < 0.5 ? 0.0 : 0.001);
   KinematicDriver driver(scene.world);
   driver.set_neighbours(n);
@@ -349,25 +353,27 @@ TrayRun looped_tray(test::Random& random, bool soft, bool quick, const Neighbour
                     Vec3{0, 0, 1.0 + 0.02 * std::sin(2 * k_pi * t / k_period)},
                 yaw * from_axis_angle({0, 0, 1}, a)};
   };
-  const Track track = sampled_track("tray", k_h, k_period, arc);
+  const Track track = sampled_track("tray", k_h, looped ? k_period : 2 * k_period, arc);
   const Vec3 tray_sides{0.5, 0.5, 0.02};
+  const TrackEnd end = looped ? TrackEnd::Loop : TrackEnd::Hold;
+  const double time_offset = 0.5; // the seam in the step to driver time 1 s
   dBodyID tray = nullptr;
   std::optional<SoftFollower> follower;
-  BindOptions loop;
-  loop.at_end = TrackEnd::Loop;
-  loop.time_offset = 0.5; // the seam in the step to driver time 1 s
   KinematicDriver::BindingId id = 0;
   if (soft) {
-    tray = scene.box(tray_sides, 2.0, arc(loop.time_offset).p);
-    set_body_pose(tray, arc(loop.time_offset));
+    tray = scene.box(tray_sides, 2.0, {});
+    set_body_pose(tray, arc(time_offset));
     FollowSettings follow;
-    follow.at_end = TrackEnd::Loop;
-    follow.time_offset = loop.time_offset;
+    follow.at_end = end;
+    follow.time_offset = time_offset;
     follower.emplace(driver, tray, track, follow);
   } else {
     tray = dBodyCreate(scene.world);
     dGeomSetBody(dCreateBox(scene.space, tray_sides.x, tray_sides.y, tray_sides.z), tray);
-    id = driver.bind(tray, track, loop);
+    BindOptions bind;
+    bind.at_end = end;
+    bind.time_offset = time_offset;
+    id = driver.bind(tray, track, bind);
     driver.prestep(k_h); // places the tray on its pose at driver time 0
     driver.restart();
   }
@@ -393,21 +399,22 @@ TrayRun looped_tray(test::Random& random, bool soft, bool quick, const Neighbour
   }
   dBodySetMass(cup, &mass);
   set_body_pose(cup, compose(start, {on_tray, Quat{}}));
-  const auto in_tray = [&] {
+  const Vec3 lid_sides{0.04, 0.04, 0.02};
+  dBodyID lid = scene.box(lid_sides, 0.1, {});
+  set_body_pose(
+      lid, compose(start, {on_tray + Vec3{0, 0, 0.5 * (height + lid_sides.z) + 0.001}, Quat{}}));
+  const auto in_tray = [&](dBodyID body) {
     const Pose t = body_pose(tray);
-    return rotate(conj(t.q), body_pose(cup).p - t.p);
+    return rotate(conj(t.q), body_pose(body).p - t.p);
   };
   const Vec3 bystander_start = body_pose(bystander).p;
   TrayRun r;
-  Vec3 settled;
   for (int i = 0; i < 150; ++i) { // to 1.25 s
     driver.prestep(k_h);
     scene.step(k_h);
-    const double t = driver.time();
-    if (t > 0.9 - 1e-9 && t < 0.9 + 1e-9) {
-      settled = in_tray(); // settled for 0.5 s; the seam follows in 0.1 s
-    } else if (t > 0.9) {
-      r.slip = std::fmax(r.slip, norm(in_tray() - settled));
+    if (driver.time() > 0.9 - 1e-9) {
+      r.cup.push_back(in_tray(cup));
+      r.lid.push_back(in_tray(lid));
     }
   }
   r.bystander = norm(body_pose(bystander).p - bystander_start);
@@ -415,38 +422,98 @@ TrayRun looped_tray(test::Random& random, bool soft, bool quick, const Neighbour
   return r;
 }
 
+/// The largest distance between two runs' paths (m).
+double farthest(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  double d = 0.0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    d = std::fmax(d, norm(a[i] - b[i]));
+  }
+  return d;
+}
+
 TEST(JointedBodies, WhatRestsOnALoopingBodyCrossesItsSeamWithIt) {
   // A tray looping an arc jumps back along it (0.3-0.75 m, 0.45-1.2 rad) at its seam. A cup
-  // resting on it is carried with it, as a body joined to it is: from 0.1 s before the seam to
-  // 0.25 s after, it moves under a millimetre in the tray's frame (the loop is chosen so that
-  // nothing but the seam could make it slip). Left where the loop ended (the bodies the driver
-  // carried were only those joined by joints), it fell off the tray, 0.2 m and more. Seed 93
-  // (QuickStep) has the cup hovering a hair over the tray at the seam, where dCollide finds
-  // no contact: the tray raised by NeighbourSettings::k_rest_gap finds it. The box on the floor
-  // beside the tray touches nothing that loops, and stays.
+  // resting on it is carried with it, as a body joined to it is, and a box resting on the cup:
+  // from 0.1 s before the seam to 0.25 s after, each keeps to the path it takes in the tray's
+  // frame on the same arc never looped: exactly on some seeds, up to 1.7 mm off on others,
+  // where after the seam the scene is the reference turned by the jump and ODE's friction
+  // pyramid (dContactApprox1, its directions from the world's axes) turns with the world, not
+  // with the tray (the reference itself started turned by the jump's angle is 1.3 mm off its
+  // path in the median seed). Left where the loop ended (the bodies the driver carried were
+  // only those joined by joints), they fell off the tray, 0.2 m and more from that path. The
+  // box on the floor beside the tray touches nothing that loops, and stays. (About one loop in
+  // a hundred, on other seed shifts, has the cup hovering a hair over the tray at the seam:
+  // the next test.)
   double worst = 0.0, worst_left = INFINITY, worst_bystander = 0.0;
   for (unsigned seed = 0; seed < 100; ++seed) {
-    const bool soft = seed % 4 == 3;
-    const bool quick = seed % 2 == 1;
-    test::Random random(seed);
-    test::Random same(seed);
-    const TrayRun r = looped_tray(random, soft, quick, {});
     NeighbourSettings left;
-    left.carry_touching = false;
-    const TrayRun l = looped_tray(same, soft, quick, left);
+    left.carry_resting = false;
+    const TrayRun reference = tray_run(seed, false, {});
+    const TrayRun r = tray_run(seed, true, {});
+    const TrayRun l = tray_run(seed, true, left);
+    ASSERT_EQ(r.cup.size(), reference.cup.size());
     EXPECT_EQ(r.seams, 1u) << seed;
-    EXPECT_LE(r.slip, 0.002) << "seed " << seed << (soft ? ", soft" : "")
-                             << (quick ? ", quick" : "");
-    EXPECT_GT(l.slip, 0.1) << seed;
+    EXPECT_EQ(reference.seams, 0u) << seed;
+    const double off = std::fmax(farthest(r.cup, reference.cup), farthest(r.lid, reference.lid));
+    const double off_left =
+        std::fmin(farthest(l.cup, reference.cup), farthest(l.lid, reference.lid));
+    EXPECT_LE(off, 0.003) << "seed " << seed;
+    EXPECT_GT(off_left, 0.1) << seed;
     EXPECT_LT(r.bystander, 0.002) << seed; // it settles into the floor by 0.45 mm under QuickStep
-    worst = std::fmax(worst, r.slip);
-    worst_left = std::fmin(worst_left, l.slip);
+    worst = std::fmax(worst, off);
+    worst_left = std::fmin(worst_left, off_left);
     worst_bystander = std::fmax(worst_bystander, r.bystander);
   }
-  std::printf("[ metric ] cup on a looping tray, 100 random loops: moved up to %.2f mm in the "
-              "tray's frame across the seam (left behind: %.0f mm or more); a box on the floor "
-              "moved up to %.3f mm\n",
+  std::printf("[ metric ] cup on a looping tray and a box on the cup, 100 random loops: up to "
+              "%.3f mm off their paths on the arc never looped, in the tray's frame, across the "
+              "seam (left behind: %.0f mm or more); a box on the floor moved up to %.3f mm\n",
               1e3 * worst, 1e3 * worst_left, 1e3 * worst_bystander);
+}
+
+TEST(JointedBodies, WhatHoversOnALoopingBodyByAHairIsCarriedWhatOnlyTouchesItIsNot) {
+  // Boxes put by a looping tray just before its seam (it drifts 0.5 m along x in its 1 s loop,
+  // so the seam jumps it back 0.5 m), gravity along -z: one hovering 1 mm over it (a body
+  // resting on it, between two contacts; on other seed shifts the test above met one where
+  // dCollide found no contact, and the cup fell 0.5 m), one 5 mm over it, one against its side
+  // 1 mm into it, one under it 1 mm into it. Only the first rests on the tray.
+  OdeScene scene;
+  KinematicDriver driver(scene.world);
+  const Vec3 tray_sides{0.5, 0.5, 0.02};
+  dBodyID tray = dBodyCreate(scene.world);
+  dGeomSetBody(dCreateBox(scene.space, tray_sides.x, tray_sides.y, tray_sides.z), tray);
+  BindOptions loop;
+  loop.at_end = TrackEnd::Loop;
+  driver.bind(tray,
+              sampled_track("tray", k_h, 1.0,
+                            [](double t) {
+                              return Pose{{0.5 * t, 0, 1}, Quat{}};
+                            }),
+              loop);
+  while (driver.time() < 1.0 - 0.5 * k_h) { // to the loop's end
+    driver.prestep(k_h);
+    scene.step(k_h);
+  }
+  const Vec3 at = body_pose(tray).p;
+  const Vec3 box{0.1, 0.1, 0.1};
+  const double top = at.z + 0.5 * tray_sides.z + 0.5 * box.z;
+  const std::vector<Vec3> put = {
+      {at.x, at.y, top + 0.001},                                        // hovering 1 mm
+      {at.x + 0.15, at.y + 0.15, top + 0.005},                          // 5 mm over
+      {at.x + 0.5 * (tray_sides.x + box.x) - 0.001, at.y, at.z},        // against its side
+      {at.x - 0.15, at.y, at.z - 0.5 * (tray_sides.z + box.z) + 0.001}, // under it
+  };
+  std::vector<dBodyID> boxes;
+  for (const Vec3& p : put) {
+    boxes.push_back(scene.box(box, 0.3, p));
+  }
+  driver.prestep(k_h); // crosses the seam: the tray carried back 0.5 m
+  ASSERT_EQ(driver.stats(0).seams, 1u);
+  EXPECT_NEAR(body_pose(boxes[0]).p.x, put[0].x - 0.5, 1e-9);
+  EXPECT_EQ(driver.carried_by(boxes[0]), tray);
+  for (std::size_t i = 1; i < boxes.size(); ++i) {
+    EXPECT_EQ(body_pose(boxes[i]).p.x, put[i].x) << i;
+    EXPECT_EQ(driver.carried_by(boxes[i]), nullptr) << i;
+  }
 }
 
 TEST(JointedBodies, AnErpOutsideZeroToOneIsRefused) {
