@@ -264,7 +264,8 @@ struct RestSearch {
   dBodyID body;
   dBodyID carrier; ///< the looping body, recorded with each body found
   Vec3 up;         ///< against gravity, unit
-  std::vector<std::pair<dBodyID, dBodyID>>* carried;
+  const KinematicDriver* driver;
+  std::vector<std::pair<dBodyID, dBodyID>>* carried; ///< the driver's
 };
 
 void rest_callback(void* data, dGeomID a, dGeomID o) {
@@ -278,8 +279,7 @@ void rest_callback(void* data, dGeomID a, dGeomID o) {
   const dGeomID theirs = mine_first ? o : a;
   const dBodyID other = dGeomGetBody(theirs);
   if (other == nullptr || other == search.body || dBodyIsKinematic(other) ||
-      std::any_of(search.carried->begin(), search.carried->end(),
-                  [other](const auto& c) { return c.first == other; })) {
+      search.driver->carried_by(other) != nullptr) {
     return;
   }
   // dCollide's normal is the way `mine` leaves the contact (ODE's convention: the first geom
@@ -306,7 +306,7 @@ void KinematicDriver::find_resting(dBodyID body, dBodyID carrier) {
   if (!(g > 0.0) || !std::isfinite(g)) {
     return; // nothing rests without gravity
   }
-  RestSearch search{body, carrier, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g},
+  RestSearch search{body, carrier, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g}, this,
                     &carried_};
   const auto collide = [&] {
     for (dGeomID geom = dBodyGetFirstGeom(body); geom != nullptr; geom = dBodyGetNextGeom(geom)) {
