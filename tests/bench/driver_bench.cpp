@@ -144,6 +144,84 @@ BENCHMARK(prestep_scaling)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+/// A crowd crossing its loop's seam in one step: N kinematic bodies (10 cm spheres in one hash
+/// space, 0.5 m apart), each looping the same short track (a 6 cm drift over three steps), each
+/// with a 5 cm dynamic ball resting on it, gravity on. Each iteration places them (untimed),
+/// times one prestep within the loop and the one that crosses the seam, where the driver looks
+/// for what rests on each body (NeighbourSettings::carry_resting, on unless resting:0) and
+/// carries it. The counter seam_over_ordinary is the second over the first; per body it should
+/// not grow with N (the search looks at each body's neighbourhood, not at every geom of the
+/// space). resting:0 is the baseline: the seam crossed without the search.
+void prestep_at_a_seam(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  dInitODE2(0);
+  dWorldID world = dWorldCreate();
+  dWorldSetGravity(world, 0, 0, -9.81);
+  dSpaceID space = dHashSpaceCreate(nullptr);
+  {
+    odemocap::KinematicDriver driver(world);
+    odemocap::NeighbourSettings neighbours;
+    neighbours.carry_resting = state.range(1) != 0;
+    driver.set_neighbours(neighbours);
+    auto track = std::make_shared<odemocap::Track>("drift");
+    for (int k = 0; k <= 3; ++k) { // the loop's period: three steps
+      track->append(k * k_h, {{0.02 * k, 0.0, 1.0}, odemocap::Quat{}});
+    }
+    odemocap::BindOptions loop;
+    loop.at_end = odemocap::TrackEnd::Loop;
+    std::vector<dBodyID> balls;
+    std::vector<odemocap::Vec3> on_top;
+    for (std::size_t i = 0; i < n; ++i) {
+      const odemocap::Vec3 at{0.5 * static_cast<double>(i % 100),
+                              0.5 * static_cast<double>(i / 100), 0.0};
+      dBodyID body = dBodyCreate(world);
+      dGeomSetBody(dCreateSphere(space, 0.1), body);
+      odemocap::BindOptions offset = loop;
+      offset.offset.p = at;
+      driver.bind(body, track, offset);
+      dBodyID ball = dBodyCreate(world);
+      dMass mass;
+      dMassSetSphereTotal(&mass, 0.1, 0.05);
+      dBodySetMass(ball, &mass);
+      dGeomSetBody(dCreateSphere(space, 0.05), ball);
+      balls.push_back(ball);
+      on_top.push_back(at + odemocap::Vec3{0.0, 0.0, 1.0 + 0.149}); // 1 mm into the body's sphere
+    }
+    double ordinary = 0.0, seam = 0.0;
+    for (auto _ : state) {
+      driver.restart();
+      driver.prestep(k_h); // places every body on its first pose
+      for (std::size_t i = 0; i < n; ++i) {
+        dBodySetPosition(balls[i], on_top[i].x, on_top[i].y, on_top[i].z);
+      }
+      const Clock::time_point t0 = Clock::now();
+      driver.prestep(k_h); // within the loop
+      const Clock::time_point t1 = Clock::now();
+      driver.prestep(
+          k_h); // to the loop's end, across its seam: each body and ball carried back 6 cm
+      const Clock::time_point t2 = Clock::now();
+      ordinary += seconds(t0, t1);
+      seam += seconds(t1, t2);
+      state.SetIterationTime(seconds(t1, t2));
+    }
+    state.counters["seam_over_ordinary"] = seam / ordinary;
+    state.counters["seam_ns_per_body"] =
+        seam / static_cast<double>(state.iterations()) / static_cast<double>(n) * 1e9;
+    state.counters["balls_carried"] =
+        driver.carried_by(balls.front()) != nullptr && driver.carried_by(balls.back()) != nullptr
+            ? 1.0
+            : 0.0;
+  }
+  dSpaceDestroy(space);
+  dWorldDestroy(world);
+  dCloseODE();
+}
+BENCHMARK(prestep_at_a_seam)
+    ->ArgNames({"bodies", "resting"})
+    ->ArgsProduct({{100, 1000, 3000}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 } // namespace
 
 BENCHMARK_MAIN();

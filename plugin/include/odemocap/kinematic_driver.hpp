@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace odemocap {
 
 namespace detail {
 class Controller;
+class RestIndex;
 } // namespace detail
 
 /// How the driver moves bound bodies each step.
@@ -246,6 +248,8 @@ private:
   /// bodies), each once per prestep (carried_). All are found before any moves; called before
   /// `body` itself moves.
   void carry_attached(dBodyID body, const Pose& jump);
+  /// Records in carried_ and carrier_of_ that `body` was carried across a seam by `by`'s jump.
+  void note_carried(dBodyID body, dBodyID by);
 
   /// Track (or source) time has passed the end: TrackEnd::Release applies.
   bool past_end(const Binding& b, double driver_time) const;
@@ -283,9 +287,15 @@ private:
   /// Dynamic bodies carried across a seam in this prestep, each with the bound body whose
   /// jump carried it (carried once: a rope between two looping hands goes with the first).
   std::vector<std::pair<dBodyID, dBodyID>> carried_;
+  /// The same, by carried body: carried_by() in constant time, for a seam a crowd crosses.
+  std::unordered_map<dBodyID, dBodyID> carrier_of_;
   /// Bound bodies carried across their loop's seam in this prestep, with the jump: what a
   /// follower of such a body (a ghost) is carried by.
   std::vector<std::pair<dBodyID, Pose>> jumps_;
+  /// The dynamic geoms near which a seam's bodies look for what rests on them, indexed at the
+  /// first seam of a prestep (NeighbourSettings::carry_resting).
+  std::unique_ptr<detail::RestIndex> rest_index_;
+  std::vector<dBodyID> resting_; ///< find_resting's scratch
 };
 
 } // namespace odemocap

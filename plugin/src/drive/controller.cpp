@@ -16,7 +16,7 @@ void Controller::carry_attached(dBodyID body, const Pose& jump) {
 
 void Controller::note_carried(dBodyID body, dBodyID by) {
   if (driver_ != nullptr) {
-    driver_->carried_.emplace_back(body, by);
+    driver_->note_carried(body, by);
   }
 }
 

@@ -2,8 +2,9 @@
 #include <odemocap/ode_math.hpp>
 #include <odemocap/velocity.hpp>
 
-#include "drive/controller.hpp"
 #include "describe.hpp"
+#include "drive/controller.hpp"
+#include "drive/rest_index.hpp"
 #include "drive/timed_track.hpp"
 
 #include <algorithm>
@@ -41,7 +42,8 @@ void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
 
 } // namespace
 
-KinematicDriver::KinematicDriver(dWorldID world) : world_(world) {
+KinematicDriver::KinematicDriver(dWorldID world)
+    : world_(world), rest_index_(std::make_unique<detail::RestIndex>()) {
   if (world == nullptr) {
     throw PluginError("KinematicDriver: world is null");
   }
@@ -257,48 +259,7 @@ void KinematicDriver::carry_attached(dBodyID body, const Pose& jump) {
   }
 }
 
-namespace {
-
-/// What find_resting() collects: the dynamic bodies not carried yet that rest on `body`.
-struct RestSearch {
-  dBodyID body;
-  dBodyID carrier; ///< the looping body, recorded with each body found
-  Vec3 up;         ///< against gravity, unit
-  const KinematicDriver* driver;
-  std::vector<std::pair<dBodyID, dBodyID>>* carried; ///< the driver's
-};
-
-void rest_callback(void* data, dGeomID a, dGeomID o) {
-  if (dGeomIsSpace(a) || dGeomIsSpace(o)) {
-    dSpaceCollide2(a, o, data, &rest_callback); // into a space nested in the top one
-    return;
-  }
-  RestSearch& search = *static_cast<RestSearch*>(data);
-  const bool mine_first = dGeomGetBody(a) == search.body;
-  const dGeomID mine = mine_first ? a : o;
-  const dGeomID theirs = mine_first ? o : a;
-  const dBodyID other = dGeomGetBody(theirs);
-  if (other == nullptr || other == search.body || dBodyIsKinematic(other) ||
-      search.driver->carried_by(other) != nullptr) {
-    return;
-  }
-  // dCollide's normal is the way `mine` leaves the contact (ODE's convention: the first geom
-  // moved along it by the depth separates them): the other body leaves it the opposite way,
-  // and rests on this one when that way is within 60 degrees of up.
-  dContactGeom contacts[8];
-  const int n = dCollide(mine, theirs, 8, contacts, sizeof(dContactGeom));
-  for (int i = 0; i < n; ++i) {
-    const dReal* normal = contacts[i].normal;
-    if (-(normal[0] * search.up.x + normal[1] * search.up.y + normal[2] * search.up.z) >= 0.5) {
-      search.carried->emplace_back(other, search.carrier);
-      return;
-    }
-  }
-}
-
-} // namespace
-
-void KinematicDriver::find_resting(dBodyID body, dBodyID carrier) {
+void KinematicDriver::find_resting(dBodyID from, dBodyID carrier) {
   dVector3 gravity;
   dWorldGetGravity(world_, gravity);
   const double g =
@@ -306,33 +267,14 @@ void KinematicDriver::find_resting(dBodyID body, dBodyID carrier) {
   if (!(g > 0.0) || !std::isfinite(g)) {
     return; // nothing rests without gravity
   }
-  RestSearch search{body, carrier, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g}, this,
-                    &carried_};
-  const auto collide = [&] {
-    for (dGeomID geom = dBodyGetFirstGeom(body); geom != nullptr; geom = dBodyGetNextGeom(geom)) {
-      dSpaceID top = dGeomGetSpace(geom);
-      if (top == nullptr || !dGeomIsEnabled(geom)) {
-        continue; // in no space: nothing it could touch is known
-      }
-      while (const dSpaceID up = dGeomGetSpace(reinterpret_cast<dGeomID>(top))) {
-        top = up;
-      }
-      dSpaceCollide2(geom, reinterpret_cast<dGeomID>(top), &search, &rest_callback);
+  resting_.clear();
+  rest_index_->find_resting(from, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g},
+                            NeighbourSettings::k_rest_gap, resting_);
+  for (const dBodyID other : resting_) {
+    if (carried_by(other) == nullptr) {
+      note_carried(other, carrier);
     }
-  };
-  collide();
-  // What rests on the body may hover over it by a hair at this instant (a contact's solution
-  // leaves a gap as often as an overlap): the body is raised by NeighbourSettings::k_rest_gap,
-  // looked at again, and put back where it was.
-  if (dBodyGetFirstGeom(body) == nullptr) {
-    return;
   }
-  const dReal* p = dBodyGetPosition(body);
-  const Vec3 at{p[0], p[1], p[2]};
-  const Vec3 raised = at + NeighbourSettings::k_rest_gap * search.up;
-  dBodySetPosition(body, raised.x, raised.y, raised.z);
-  collide();
-  dBodySetPosition(body, at.x, at.y, at.z);
 }
 
 void KinematicDriver::find_joined(dBodyID from, dBodyID carrier) {
@@ -346,17 +288,18 @@ void KinematicDriver::find_joined(dBodyID from, dBodyID carrier) {
     if (other == nullptr || dBodyIsKinematic(other) || carried_by(other) != nullptr) {
       continue;
     }
-    carried_.emplace_back(other, carrier);
+    note_carried(other, carrier);
   }
 }
 
 dBodyID KinematicDriver::carried_by(dBodyID body) const {
-  for (const auto& c : carried_) {
-    if (c.first == body) {
-      return c.second;
-    }
-  }
-  return nullptr;
+  const auto it = carrier_of_.find(body);
+  return it == carrier_of_.end() ? nullptr : it->second;
+}
+
+void KinematicDriver::note_carried(dBodyID body, dBodyID by) {
+  carried_.emplace_back(body, by);
+  carrier_of_.emplace(body, by);
 }
 
 Pose KinematicDriver::target_of(const Binding& b, double t) const {
@@ -390,8 +333,12 @@ void KinematicDriver::prestep(double h) {
   const std::size_t n = bindings_.size();
   const auto wanted = [](const Binding& b) { return b.active && !b.stats.released && !b.source; };
   batch_size_ = 0;
-  carried_.clear();
+  if (!carried_.empty()) {
+    carried_.clear();
+    carrier_of_.clear(); // only then: clearing a map that held many writes all its buckets
+  }
   jumps_.clear();
+  rest_index_->clear();
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
       bindings_[i].track->prefetch_fields();

@@ -516,6 +516,114 @@ TEST(JointedBodies, WhatHoversOnALoopingBodyByAHairIsCarriedWhatOnlyTouchesItIsN
   }
 }
 
+/// Whether `theirs` rests on `mine` as NeighbourSettings::carry_resting says, by brute force:
+/// dCollide between every pair of their geoms, `mine`'s body where it is or raised 2 mm, a
+/// contact that `theirs` leaves within 60 degrees of +z.
+bool rests_on_by_hand(dBodyID mine, dBodyID theirs) {
+  const auto touching = [&] {
+    for (dGeomID a = dBodyGetFirstGeom(mine); a; a = dBodyGetNextGeom(a)) {
+      for (dGeomID b = dBodyGetFirstGeom(theirs); b; b = dBodyGetNextGeom(b)) {
+        dContactGeom c[8];
+        const int n = dCollide(a, b, 8, c, sizeof(dContactGeom));
+        for (int i = 0; i < n; ++i) {
+          if (-c[i].normal[2] >= 0.5) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  };
+  if (touching()) {
+    return true;
+  }
+  const Vec3 at = body_pose(mine).p;
+  dBodySetPosition(mine, at.x, at.y, at.z + NeighbourSettings::k_rest_gap);
+  const bool raised = touching();
+  dBodySetPosition(mine, at.x, at.y, at.z);
+  return raised;
+}
+
+TEST(JointedBodies, ASeamCarriesWhatRestsOnTheBodyAsEveryPairLookedAtSays) {
+  // The driver looks for what rests on a looping body in a grid of the dynamic geoms' boxes
+  // (a crowd crossing its seam together would otherwise look at every geom once per body). On
+  // random scenes (a looping box or sphere 0.05-3 m wide among 150 boxes and spheres of 0.02 to
+  // 4 m, half of them in a space nested in the top one, a tenth with collide bits that pair them
+  // with nothing), it carries exactly the bodies that a search of every pair finds resting on
+  // the looping body or, in turn, on a body carried.
+  std::size_t carried_total = 0;
+  for (unsigned seed = 0; seed < 100; ++seed) {
+    test::Random random(seed);
+    OdeScene scene;
+    dSpaceID nested = dSimpleSpaceCreate(scene.space);
+    KinematicDriver driver(scene.world);
+    const double size = random.uniform(0.05, 3.0);
+    dBodyID looping = dBodyCreate(scene.world);
+    if (random.uniform(0, 1) < 0.5) {
+      dGeomSetBody(dCreateBox(scene.space, size, size * random.uniform(0.2, 1), 0.1), looping);
+    } else {
+      dGeomSetBody(dCreateSphere(scene.space, 0.5 * size), looping);
+    }
+    BindOptions loop;
+    loop.at_end = TrackEnd::Loop;
+    driver.bind(looping,
+                sampled_track("drift", k_h, 3 * k_h,
+                              [](double t) {
+                                return Pose{{t, 0, 1}, from_axis_angle({0, 0, 1}, 3 * t)};
+                              }),
+                loop);
+    driver.prestep(k_h); // placed at t = 0
+    driver.prestep(k_h); // to t = 2h: the seam comes in the step to 3h, the loop's end
+    std::vector<dBodyID> bodies;
+    for (int i = 0; i < 150; ++i) {
+      dBodyID b = dBodyCreate(scene.world);
+      const double s = std::exp(random.uniform(std::log(0.02), std::log(4.0)));
+      const dSpaceID space = random.uniform(0, 1) < 0.5 ? nested : scene.space;
+      const dGeomID g = random.uniform(0, 1) < 0.5 ? dCreateBox(space, s, s, s * 0.5)
+                                                   : dCreateSphere(space, 0.5 * s);
+      dGeomSetBody(g, b);
+      if (random.uniform(0, 1) < 0.1) {
+        dGeomSetCollideBits(g, 0);
+        dGeomSetCategoryBits(g, 0);
+      }
+      const Vec3 near = body_pose(looping).p + Vec3{random.uniform(-1.5, 1.5) * size,
+                                                    random.uniform(-1.5, 1.5) * size,
+                                                    random.uniform(-0.5, 1.5) * size};
+      set_body_pose(b, {near, random.rotation()});
+      bodies.push_back(b);
+    }
+    // The truth, breadth first over every pair.
+    std::vector<dBodyID> expected;
+    std::vector<dBodyID> frontier{looping};
+    std::vector<bool> taken(bodies.size(), false);
+    while (!frontier.empty()) {
+      const dBodyID from = frontier.back();
+      frontier.pop_back();
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        const dGeomID g = dBodyGetFirstGeom(bodies[i]);
+        const bool paired = (dGeomGetCollideBits(g) | dGeomGetCategoryBits(g)) != 0;
+        if (!taken[i] && paired && rests_on_by_hand(from, bodies[i])) {
+          taken[i] = true;
+          expected.push_back(bodies[i]);
+          frontier.push_back(bodies[i]);
+        }
+      }
+    }
+    ASSERT_EQ(driver.stats(0).seams, 0u);
+    driver.prestep(k_h); // across the seam
+    ASSERT_EQ(driver.stats(0).seams, 1u);
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      EXPECT_EQ(driver.carried_by(bodies[i]) != nullptr, static_cast<bool>(taken[i]))
+          << "seed " << seed << ", body " << i;
+    }
+    carried_total += expected.size();
+  }
+  std::printf("[ metric ] 100 random scenes around a looping body: %zu bodies resting on it or on "
+              "what it carried, each carried, none other\n",
+              carried_total);
+  EXPECT_GT(carried_total, 100u); // the scenes do put bodies on the looping one
+}
+
 TEST(JointedBodies, AnErpOutsideZeroToOneIsRefused) {
   OdeScene scene;
   KinematicDriver driver(scene.world);
