@@ -54,12 +54,6 @@ bool rests_on(dGeomID mine, dGeomID theirs, const Vec3& up) {
   return false;
 }
 
-/// A grid cell's key from its integer coordinates (each kept to 32 bits).
-std::uint64_t cell_key(std::int64_t ix, std::int64_t iy) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ix)) << 32) |
-         static_cast<std::uint32_t>(iy);
-}
-
 /// The grid coordinate of x for cells `cell` wide, clamped where a box lies absurdly far out.
 std::int64_t cell_of(dReal x, dReal cell) {
   const dReal c = std::floor(x / cell);
@@ -67,6 +61,12 @@ std::int64_t cell_of(dReal x, dReal cell) {
 }
 
 } // namespace
+
+std::uint32_t RestIndex::SpaceIndex::bucket(std::int64_t ix, std::int64_t iy) const {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ix)) << 32) |
+                            static_cast<std::uint32_t>(iy);
+  return static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bucket_bits));
+}
 
 const RestIndex::SpaceIndex& RestIndex::index_of(dSpaceID top) {
   for (const SpaceIndex& s : spaces_) {
@@ -96,16 +96,33 @@ const RestIndex::SpaceIndex& RestIndex::index_of(dSpaceID top) {
   const auto tenth = extents.begin() + static_cast<std::ptrdiff_t>(extents.size() * 9 / 10);
   std::nth_element(extents.begin(), tenth, extents.end());
   index.cell = std::max<dReal>(*tenth, 0.01);
+  while ((std::size_t{1} << index.bucket_bits) < 2 * index.entries.size()) {
+    ++index.bucket_bits;
+  }
+  // A counting sort of the boxes by bucket.
+  const std::size_t buckets = std::size_t{1} << index.bucket_bits;
+  std::vector<std::uint32_t> bucket_of(index.entries.size(), 0);
+  index.start.assign(buckets + 1, 0);
   for (std::uint32_t i = 0; i < index.entries.size(); ++i) {
     const Entry& e = index.entries[i];
     if (std::max(e.box[1] - e.box[0], e.box[3] - e.box[2]) > index.cell) {
       index.wide.push_back(i);
       continue;
     }
-    index.cells.emplace_back(cell_key(cell_of(e.box[0], index.cell), cell_of(e.box[2], index.cell)),
-                             i);
+    bucket_of[i] = index.bucket(cell_of(e.box[0], index.cell), cell_of(e.box[2], index.cell));
+    ++index.start[bucket_of[i] + 1];
   }
-  std::sort(index.cells.begin(), index.cells.end());
+  for (std::size_t b = 0; b < buckets; ++b) {
+    index.start[b + 1] += index.start[b];
+  }
+  index.order.resize(index.start[buckets]);
+  std::vector<std::uint32_t> filled(index.start.begin(), index.start.end() - 1);
+  for (std::uint32_t i = 0; i < index.entries.size(); ++i) {
+    const Entry& e = index.entries[i];
+    if (std::max(e.box[1] - e.box[0], e.box[3] - e.box[2]) <= index.cell) {
+      index.order[filled[bucket_of[i]]++] = i;
+    }
+  }
   return index;
 }
 
@@ -152,11 +169,9 @@ void RestIndex::find_resting(dBodyID body, const Vec3& up, double gap,
     }
     for (std::int64_t ix = x0; ix <= x1; ++ix) {
       for (std::int64_t iy = y0; iy <= y1; ++iy) {
-        const std::uint64_t key = cell_key(ix, iy);
-        auto it = std::lower_bound(index.cells.begin(), index.cells.end(),
-                                   std::pair<std::uint64_t, std::uint32_t>{key, 0});
-        for (; it != index.cells.end() && it->first == key; ++it) {
-          consider(it->second);
+        const std::uint32_t b = index.bucket(ix, iy);
+        for (std::uint32_t k = index.start[b]; k < index.start[b + 1]; ++k) {
+          consider(index.order[k]);
         }
       }
     }

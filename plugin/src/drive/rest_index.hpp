@@ -32,14 +32,21 @@ private:
     dBodyID body;
   };
   /// The dynamic, enabled geoms of one top space and the spaces in it, in a grid of square
-  /// cells over x and y as wide as all boxes but the widest tenth: each box is listed in the
-  /// cell of its lower corner, those wider than a cell in `wide`, looked at by every query.
+  /// cells over x and y as wide as all boxes but the widest tenth: each box is listed under the
+  /// cell of its lower corner, those wider than a cell in `wide`, looked at by every query. The
+  /// cells are hashed into buckets (at least twice as many as boxes), a bucket's boxes together
+  /// in `order`, from start[bucket] to start[bucket + 1]: a cell's boxes are found without a
+  /// search (boxes of other cells in the same bucket are told apart by their boxes).
   struct SpaceIndex {
     dSpaceID space = nullptr;
     std::vector<Entry> entries;
     dReal cell = 1;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> cells; ///< (cell key, entry), by key
+    int bucket_bits = 1;
+    std::vector<std::uint32_t> start;
+    std::vector<std::uint32_t> order;
     std::vector<std::uint32_t> wide;
+
+    std::uint32_t bucket(std::int64_t ix, std::int64_t iy) const;
   };
   const SpaceIndex& index_of(dSpaceID top);
 
