@@ -135,14 +135,20 @@ void RestIndex::find_resting(dBodyID body, const Vec3& up, double gap,
     if (top == nullptr || !dGeomIsEnabled(g)) {
       continue; // in no space: nothing it could touch is known
     }
-    const SpaceIndex& index = index_of(top);
     std::array<dReal, 6> box;
     dGeomGetAABB(g, box.data());
+    if (std::isnan(box[0] + box[1] + box[2] + box[3] + box[4] + box[5])) {
+      continue; // a body somewhere not finite touches nothing
+    }
     for (int k = 0; k < 6; ++k) {
       box[static_cast<std::size_t>(k)] += k % 2 == 0 ? -gap : gap;
     }
+    const SpaceIndex& index = index_of(top);
     seen_.resize(std::max(seen_.size(), index.entries.size()), 0);
-    ++query_;
+    if (++query_ == 0) { // wrapped: stamps from 2^32 queries ago would pass for this one's
+      std::fill(seen_.begin(), seen_.end(), 0);
+      query_ = 1;
+    }
     const auto consider = [&](std::uint32_t i) {
       const Entry& e = index.entries[i];
       if (seen_[i] == query_ || e.body == body || e.box[1] < box[0] || e.box[0] > box[1] ||

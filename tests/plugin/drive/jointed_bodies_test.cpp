@@ -514,6 +514,20 @@ TEST(JointedBodies, WhatHoversOnALoopingBodyByAHairIsCarriedWhatOnlyTouchesItIsN
     EXPECT_EQ(body_pose(boxes[i]).p.x, put[i].x) << i;
     EXPECT_EQ(driver.carried_by(boxes[i]), nullptr) << i;
   }
+  // Moved by the program to a position that is not finite just before its next seam, the tray
+  // is put back on its track and nothing is carried from there.
+  while (driver.time() < 2.0 - 0.5 * k_h) {
+    driver.prestep(k_h);
+    scene.step(k_h);
+  }
+  const Vec3 lid = body_pose(tray).p + Vec3{0, 0, 0.5 * (tray_sides.z + box.z) + 0.001};
+  dBodyID on_tray = scene.box(box, 0.3, lid);
+  dBodySetPosition(tray, NAN, 0, 1);
+  driver.prestep(k_h);
+  EXPECT_EQ(driver.stats(0).seams, 2u);
+  EXPECT_EQ(driver.carried_by(on_tray), nullptr);
+  EXPECT_EQ(body_pose(on_tray).p.x, lid.x);
+  EXPECT_TRUE(std::isfinite(body_pose(tray).p.x));
 }
 
 /// Whether `theirs` rests on `mine` as NeighbourSettings::carry_resting says, by brute force:
