@@ -335,7 +335,7 @@ struct TrayRun {
 /// dWorldStep or dWorldQuickStep, with or without a contact surface layer.
 TrayRun tray_run(unsigned seed, bool looped, const NeighbourSettings& n) {
   test::Random random(seed);
-  const bool soft = seed % 4 == 3;
+  const bool soft = seed / 2 % 2 == 1; // with seed % 2: each pairing of tray and stepper
   OdeScene scene;
   scene.quick = seed % 2 == 1;
   dWorldSetContactSurfaceLayer(scene.world, random.uniform(0.0, 1.0) < 0.5 ? 0.0 : 0.001);
@@ -435,7 +435,7 @@ TEST(JointedBodies, WhatRestsOnALoopingBodyCrossesItsSeamWithIt) {
   // A tray looping an arc jumps back along it (0.3-0.75 m, 0.45-1.2 rad) at its seam. A cup
   // resting on it is carried with it, as a body joined to it is, and a box resting on the cup:
   // from 0.1 s before the seam to 0.25 s after, each keeps to the path it takes in the tray's
-  // frame on the same arc never looped: exactly on some seeds, up to 1.7 mm off on others,
+  // frame on the same arc never looped: exactly on some seeds, up to 1.4 mm off on others,
   // where after the seam the scene is the reference turned by the jump and ODE's friction
   // pyramid (dContactApprox1, its directions from the world's axes) turns with the world, not
   // with the tray (the reference itself started turned by the jump's angle is 1.3 mm off its
