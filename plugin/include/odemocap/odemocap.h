@@ -79,8 +79,8 @@ int odmDriverGetGapCount(odmDriverID driver, int binding);
 int odmDriverSetMode(odmDriverID driver, int mode);
 /* How the driver treats dynamic bodies jointed to driven ones (NeighbourSettings): exact
  * rotation (1, the default: finite rotation mode for them) or not (0), and the ERP it gives
- * the joints that alone hold such a body ([0, 1]; 0 leaves them alone; default 0.8).
- * 0, or -1 for an ERP outside [0, 1] or NaN. */
+ * the joints that alone hold such a body ([0, 1]; 0 leaves them alone; default 0.8); the
+ * other settings are kept. 0, or -1 for an ERP outside [0, 1] or NaN. */
 int odmDriverSetNeighbours(odmDriverID driver, int exact_rotation, dReal joint_erp);
 /* Whether a loop's seam carries the dynamic bodies resting on the looping body (1, the
  * default) or leaves them where the loop ended (0); NeighbourSettings::carry_resting. 0, or -1. */
