@@ -101,7 +101,8 @@ const RestIndex::SpaceIndex& RestIndex::index_of(dSpaceID top) {
   }
   // A counting sort of the boxes by bucket.
   const std::size_t buckets = std::size_t{1} << index.bucket_bits;
-  std::vector<std::uint32_t> bucket_of(index.entries.size(), 0);
+  constexpr std::uint32_t k_wide = ~std::uint32_t{0}; // in `wide`, in no bucket
+  std::vector<std::uint32_t> bucket_of(index.entries.size(), k_wide);
   index.start.assign(buckets + 1, 0);
   for (std::uint32_t i = 0; i < index.entries.size(); ++i) {
     const Entry& e = index.entries[i];
@@ -118,8 +119,7 @@ const RestIndex::SpaceIndex& RestIndex::index_of(dSpaceID top) {
   index.order.resize(index.start[buckets]);
   std::vector<std::uint32_t> filled(index.start.begin(), index.start.end() - 1);
   for (std::uint32_t i = 0; i < index.entries.size(); ++i) {
-    const Entry& e = index.entries[i];
-    if (std::max(e.box[1] - e.box[0], e.box[3] - e.box[2]) <= index.cell) {
+    if (bucket_of[i] != k_wide) {
       index.order[filled[bucket_of[i]]++] = i;
     }
   }

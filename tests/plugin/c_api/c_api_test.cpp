@@ -23,6 +23,29 @@ protected:
   dWorldID world_ = nullptr;
 };
 
+/// CMU 131_01 loaded in metres, Z up, and its hips track bound to `body`, looping.
+struct LoopedHips {
+  odmCaptureID capture = nullptr;
+  odmDriverID driver = nullptr;
+  int hips = -1;
+};
+
+LoopedHips bind_looped_hips(dWorldID world, dBodyID body) {
+  LoopedHips h;
+  h.capture = odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
+  EXPECT_NE(h.capture, nullptr) << odmLastError();
+  if (h.capture == nullptr) {
+    return h;
+  }
+  h.hips = odmCaptureFindTrack(h.capture, "Hips");
+  h.driver = odmDriverCreate(world);
+  odmBindOptions options;
+  odmBindOptionsSetDefault(&options);
+  options.at_end = odmEndLoop;
+  EXPECT_EQ(odmDriverBind(h.driver, body, h.capture, h.hips, &options), 0) << odmLastError();
+  return h;
+}
+
 TEST_F(CApi, LoadBindAndStepLandOnTheTrack) {
   odmCaptureID capture =
       odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
@@ -52,16 +75,9 @@ TEST_F(CApi, LoadBindAndStepLandOnTheTrack) {
 TEST_F(CApi, ALoopedCaptureCrossesItsSeamWithoutATeleport) {
   // CMU 131_01's hips end 2.6 m from where they start: looped, each seam is a jump the body is
   // carried by, not a velocity (or a teleport, as it was before the twenty-second session).
-  odmCaptureID capture =
-      odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
-  ASSERT_NE(capture, nullptr) << odmLastError();
-  const int hips = odmCaptureFindTrack(capture, "Hips");
-  odmDriverID driver = odmDriverCreate(world_);
   dBodyID body = dBodyCreate(world_);
-  odmBindOptions options;
-  odmBindOptionsSetDefault(&options);
-  options.at_end = odmEndLoop;
-  ASSERT_EQ(odmDriverBind(driver, body, capture, hips, &options), 0) << odmLastError();
+  const auto [capture, driver, hips] = bind_looped_hips(world_, body);
+  ASSERT_NE(driver, nullptr);
   const double duration = odmCaptureGetTrackDuration(capture, hips);
   double fastest = 0.0;
   for (int i = 0; i < static_cast<int>(2.5 * duration * 120); ++i) {
@@ -85,18 +101,11 @@ TEST_F(CApi, ALoopsSeamCarriesWhatRestsOnTheLoopingBodyUnlessAskedNotTo) {
   // driver leaves both where they were put.
   dWorldSetGravity(world_, 0, 0, -9.81);
   for (int carry : {1, 0}) {
-    odmCaptureID capture =
-        odmCaptureLoad(odemocap::test::repo_data("cmu/131_01.bvh").c_str(), 0.0254 / 0.45, 1);
-    ASSERT_NE(capture, nullptr) << odmLastError();
-    const int hips = odmCaptureFindTrack(capture, "Hips");
     dSpaceID space = dSimpleSpaceCreate(nullptr);
-    odmDriverID driver = odmDriverCreate(world_);
     dBodyID body = dBodyCreate(world_);
     dGeomSetBody(dCreateSphere(space, 0.15), body);
-    odmBindOptions options;
-    odmBindOptionsSetDefault(&options);
-    options.at_end = odmEndLoop;
-    ASSERT_EQ(odmDriverBind(driver, body, capture, hips, &options), 0) << odmLastError();
+    const auto [capture, driver, hips] = bind_looped_hips(world_, body);
+    ASSERT_NE(driver, nullptr);
     ASSERT_EQ(odmDriverSetCarryResting(driver, carry), 0) << odmLastError();
     ASSERT_EQ(odmDriverSetNeighbours(driver, 1, 0.8), 0); // keeps carry_resting as it is
     const double duration = odmCaptureGetTrackDuration(capture, hips);
