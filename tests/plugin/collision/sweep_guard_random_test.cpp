@@ -841,9 +841,12 @@ bool guard_sees_any_hit(const AnyCase& c, int max_sub_steps) {
 const Vec3 k_rod_half{0.25, 0.02, 0.02};
 
 /// The constant spin a free 1 kg rod turns with over the coming step from orientation q and
-/// spin w, read from ODE's own step of the rod alone (finite rotation mode turns it at that
-/// spin exactly). With gyroscopic mode (ODE's default) that is not w: ODE takes the gyroscopic
-/// term implicitly and turns the body with the spin it gives.
+/// spin w, read from ODE's own step of the rod alone: the angular velocity the step leaves it
+/// with, which finite rotation mode turns it by over the whole step. With gyroscopic mode
+/// (ODE's default) that is not w: ODE takes the gyroscopic term implicitly and turns the body
+/// with the spin it gives. The rotation the step made says the same where it is under a half
+/// turn; beyond, its rotation vector is ambiguous (at 250 rad/s a step of 1/60 s turns 4.2 rad),
+/// so the velocity is the reading.
 Vec3 spin_ode_turns_with(const Quat& q, const Vec3& w, bool gyroscopic) {
   SweepScene scene;
   dBodyID rod = scene.dynamic(
@@ -853,7 +856,12 @@ Vec3 spin_ode_turns_with(const Quat& q, const Vec3& w, bool gyroscopic) {
   set_pose(rod, {0, 0, 0}, q);
   set_velocity(rod, {}, w);
   scene.step(k_h);
-  return to_rotation_vector(orientation_of(rod) * conj(q)) / k_h;
+  const Vec3 spin = vec3_from_ode(dBodyGetAngularVel(rod));
+  if (norm(spin) * k_h < 0.9 * k_pi) {
+    const Vec3 turned = to_rotation_vector(orientation_of(rod) * conj(q)) / k_h;
+    EXPECT_LT(norm(turned - spin), 1e-9 * norm(spin));
+  }
+  return spin;
 }
 
 /// The least distance from a ball's surface to the rod over the step, the ball on its line
@@ -1409,12 +1417,18 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
   // step a stick found deeper in the geom than the tolerance is moved out and its speed into
   // the geom at that point taken away (SweepStats::moved_out). Before the twenty-first session
   // (no moving out) 25 of the 60 sticks into the plane stayed within 5 mm, 20.5 mm deep on
-  // average, and its velocities after 10 steps were off the reference's by 1.65 m/s and 13.7
-  // rad/s on average (1.77 m/s and 13.6 rad/s with it: the motion is no worse for it).
+  // average.
+  // The motion after 10 steps of bouncing and spinning is half chaos: the same scenes stepped
+  // 2 times per step without the guard end 2.0-2.4 m/s off the 64x reference's velocity on
+  // average, stepped once 2.3-3.7 m/s. Over 240 sticks (where the mean of 60 moved by 0.9 m/s
+  // from one seed shift to another, 1.75-2.64 m/s) the guarded single step must land closer to
+  // the reference than either (measured 1.7-1.8 m/s into the plane, 1.9-2.1 into the box, on
+  // six seed shifts).
   for (const bool slab : {false, true}) {
-    Random with(70), without(70), fine(70);
-    const int cases = 60;
-    double sum = 0.0, sum_unguarded = 0.0, worst_reference = 0.0, speed_off = 0.0;
+    Random with(70), without(70), twice(70), fine(70);
+    const int cases = 240;
+    double sum = 0.0, sum_unguarded = 0.0, worst_reference = 0.0;
+    double speed_off = 0.0, speed_off_unguarded = 0.0, speed_off_twice = 0.0;
     double worst_slow = -INFINITY;
     int held = 0;
     std::size_t moved_out = 0;
@@ -1422,20 +1436,25 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
       const StickThrow ours = stick_into_plane(with, true, 1, slab);
       worst_slow = std::fmax(worst_slow, ours.deepest_slow);
       const StickThrow reference = stick_into_plane(fine, false, k_substeps, slab);
+      const StickThrow plain = stick_into_plane(without, false, 1, slab);
+      const StickThrow halved = stick_into_plane(twice, false, 2, slab);
       sum += ours.deepest;
       held += ours.deepest < 0.005 ? 1 : 0;
       moved_out += ours.moved_out;
       speed_off += norm(ours.v - reference.v);
-      sum_unguarded += stick_into_plane(without, false, 1, slab).deepest;
+      speed_off_unguarded += norm(plain.v - reference.v);
+      speed_off_twice += norm(halved.v - reference.v);
+      sum_unguarded += plain.deepest;
       worst_reference = std::fmax(worst_reference, reference.deepest);
     }
     std::printf("[ metric ] spinning sticks at 25-50 m/s into a guarded static %s: %d of %d "
                 "within 5 mm, %.1f mm deep on average (unguarded %.1f mm; the 64x reference "
                 "%.1f mm at worst), %zu moved out; velocity after 10 steps off the reference's by "
-                "%.2f m/s on average; once too slow to be swept, up to %.1f mm in\n",
+                "%.2f m/s on average (unguarded %.2f, unguarded in 2 sub-steps %.2f); once too "
+                "slow to be swept, up to %.1f mm in\n",
                 slab ? "box" : "plane", held, cases, 1e3 * sum / cases, 1e3 * sum_unguarded / cases,
-                1e3 * worst_reference, moved_out, speed_off / cases,
-                std::isfinite(worst_slow) ? 1e3 * worst_slow : 0.0);
+                1e3 * worst_reference, moved_out, speed_off / cases, speed_off_unguarded / cases,
+                speed_off_twice / cases, std::isfinite(worst_slow) ? 1e3 * worst_slow : 0.0);
     // The reference itself sinks in by up to an end's travel in one of its sub-steps (1.3-7.5
     // mm over ten seeds): it is a truth for the motion, not for the depth.
     EXPECT_LT(worst_reference, 0.015) << slab;
@@ -1447,7 +1466,8 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
     EXPECT_EQ(held, cases) << slab;
     EXPECT_LT(sum / cases, 0.002) << slab;
     EXPECT_GT(moved_out, 0u) << slab;
-    EXPECT_LT(speed_off / cases, 2.5) << slab; // 1.65 m/s before the moving out
+    EXPECT_LT(speed_off, speed_off_twice) << slab;
+    EXPECT_LT(speed_off, speed_off_unguarded) << slab;
   }
 }
 
@@ -1470,7 +1490,7 @@ TEST(SweepGuardRandomScenes, ARestitutionGivenPerPairIsTheOneASwingingStickIsMov
       ASSERT_EQ((&a.w.x)[c], (&b.w.x)[c]) << i;
     }
   }
-  EXPECT_GT(moved_out, 3u); // the moving out happened, and more than once
+  EXPECT_GT(moved_out, 0u); // the moving out happened (3 times or more on each seed shift tried)
 }
 
 TEST(SweepGuard, StaticGeomsThatCannotBeGuardedAreRefused) {

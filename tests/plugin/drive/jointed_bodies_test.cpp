@@ -158,59 +158,100 @@ TEST(JointedBodies, APendulumHangingFromASwingingBodyStaysOnItsJoint) {
   EXPECT_LT(gap, 0.5 * before);
 }
 
-/// A chain of ten 0.1 m links hanging from the swinging body by ball joints: the largest gap
-/// of any joint over 4 s, and the fastest link (m/s).
-std::pair<double, double> hanging_chain(bool quick, const NeighbourSettings& neighbours) {
+/// A ten-link chain's joint gaps (m) and its fastest link (m/s) over a run.
+struct ChainRun {
+  double max_gap = 0.0; ///< the largest gap of any joint after any step
+  double rms_gap = 0.0; ///< over every joint and step
+  double fastest = 0.0;
+};
+
+/// A chain of ten 0.1 m links hanging by ball joints from a body that swings `amplitude` rad
+/// about a horizontal axis at `hz` from `phase` while it sways 0.2 m at 0.7 Hz, for 4 s.
+ChainRun hanging_chain(bool quick, const NeighbourSettings& neighbours, double amplitude, double hz,
+                       double phase) {
   OdeScene scene;
   scene.quick = quick;
   KinematicDriver driver(scene.world);
   driver.set_neighbours(neighbours);
   dBodyID swinger = dBodyCreate(scene.world);
-  driver.bind(swinger, sampled_track("swing", k_h, 4.2, [](double t) {
-                return Pose{{0.2 * std::sin(2 * k_pi * 0.7 * t), 0, 2.0},
-                            from_axis_angle({0, 1, 0}, 0.7 * std::sin(2 * k_pi * 1.5 * t))};
+  driver.bind(swinger, sampled_track("swing", k_h, 4.2, [=](double t) {
+                return Pose{
+                    {0.2 * std::sin(2 * k_pi * 0.7 * t), 0, 2.0},
+                    from_axis_angle({0, 1, 0}, amplitude * std::sin(2 * k_pi * hz * t + phase))};
               }));
   driver.prestep(k_h);
   driver.restart();
   std::vector<dJointID> joints;
   std::vector<dBodyID> links;
+  const Vec3 top = body_pose(swinger).p;
   dBodyID above = swinger;
   for (int i = 0; i < 10; ++i) {
-    dBodyID link = scene.box({0.03, 0.03, 0.1}, 0.2, {0, 0, 1.85 - 0.1 * i});
+    dBodyID link = scene.box({0.03, 0.03, 0.1}, 0.2, top + Vec3{0, 0, -0.15 - 0.1 * i});
     dJointID ball = dJointCreateBall(scene.world, nullptr);
     dJointAttach(ball, above, link);
-    dJointSetBallAnchor(ball, 0, 0, 1.9 - 0.1 * i);
+    const Vec3 anchor = top + Vec3{0, 0, -0.1 - 0.1 * i};
+    dJointSetBallAnchor(ball, anchor.x, anchor.y, anchor.z);
     joints.push_back(ball);
     links.push_back(link);
     above = link;
   }
-  double gap = 0.0, speed = 0.0;
-  for (int i = 0; i < static_cast<int>(4.0 / k_h); ++i) {
+  ChainRun r;
+  double sum2 = 0.0;
+  const int steps = static_cast<int>(4.0 / k_h);
+  for (int i = 0; i < steps; ++i) {
     driver.prestep(k_h);
     scene.step(k_h);
     for (dJointID j : joints) {
       dVector3 a1, a2;
       dJointGetBallAnchor(j, a1);
       dJointGetBallAnchor2(j, a2);
-      gap = std::fmax(gap, norm(vec3_from_ode(a1) - vec3_from_ode(a2)));
+      const double gap = norm(vec3_from_ode(a1) - vec3_from_ode(a2));
+      r.max_gap = std::fmax(r.max_gap, gap);
+      sum2 += gap * gap;
     }
     for (dBodyID l : links) {
-      speed = std::fmax(speed, norm(vec3_from_ode(dBodyGetLinearVel(l))));
+      r.fastest = std::fmax(r.fastest, norm(vec3_from_ode(dBodyGetLinearVel(l))));
     }
   }
-  return {gap, speed};
+  r.rms_gap = std::sqrt(sum2 / (steps * static_cast<double>(joints.size())));
+  return r;
 }
 
-TEST(JointedBodies, AChainHangingFromASwingingBodyIsStableWithTheDefaults) {
+TEST(JointedBodies, AChainHangingFromASwingingBodyIsNoWorseWithTheDefaults) {
+  // A ten-link chain whipped by a swinging body is chaotic: its largest joint gap over 4 s
+  // moves by tens of percent with a change as small as one link's rotation update, which is
+  // all the defaults change here (finite rotation mode on the first link; no joint of a chain
+  // alone holds its body, so no ERP is raised). One swing therefore tells the defaults from the
+  // driver leaving the chain alone no better than a coin (measured on the swing this test used
+  // before: 37.3 against 37.4 mm at 120 Hz, 93.0 against 70.5 mm at 60 Hz, 16.6 against 12.7 mm
+  // at 240 Hz, all under dWorldStep). Over 40 random swings the means tell, within about 4%
+  // (one swing's gaps differ by up to 25% between the two): the defaults must not open the
+  // joints or speed the links up by more than 10%. (Giving the first joint ERP 0.8 as well
+  // moved the means of 20 swings by -9% to +11% at 60, 120 and 240 Hz: no gain, which is why a
+  // chain is left so.)
+  constexpr int k_swings = 40;
   for (bool quick : {false, true}) {
-    const auto [gap, speed] = hanging_chain(quick, {});
-    const auto [gap_before, speed_before] = hanging_chain(quick, left_alone());
-    std::printf("[ metric ] %s, ten-link chain from a swinging body: joint gap up to %.2f mm, "
-                "fastest link %.2f m/s (left alone: %.2f mm, %.2f m/s)\n",
-                quick ? "dWorldQuickStep" : "dWorldStep", 1000 * gap, speed, 1000 * gap_before,
-                speed_before);
-    EXPECT_LE(gap, gap_before * 1.05 + 1e-4);
-    EXPECT_LE(speed, speed_before * 1.1 + 0.1);
+    test::Random random(quick ? 43 : 42);
+    ChainRun ours, alone; // sums over the swings
+    for (int i = 0; i < k_swings; ++i) {
+      const double amplitude = random.uniform(0.3, 0.9);
+      const double hz = random.uniform(0.8, 2.0);
+      const double phase = random.uniform(0.0, 2 * k_pi);
+      const ChainRun a = hanging_chain(quick, {}, amplitude, hz, phase);
+      const ChainRun b = hanging_chain(quick, left_alone(), amplitude, hz, phase);
+      ours = {ours.max_gap + a.max_gap, ours.rms_gap + a.rms_gap, ours.fastest + a.fastest};
+      alone = {alone.max_gap + b.max_gap, alone.rms_gap + b.rms_gap, alone.fastest + b.fastest};
+    }
+    std::printf("[ metric ] %s, ten-link chain from a swinging body, %d random swings: largest "
+                "joint gap %.2f mm, RMS gap %.3f mm, fastest link %.2f m/s on average (left "
+                "alone: %.2f mm, %.3f mm, %.2f m/s)\n",
+                quick ? "dWorldQuickStep" : "dWorldStep", k_swings, 1000 * ours.max_gap / k_swings,
+                1000 * ours.rms_gap / k_swings, ours.fastest / k_swings,
+                1000 * alone.max_gap / k_swings, 1000 * alone.rms_gap / k_swings,
+                alone.fastest / k_swings);
+    EXPECT_LE(ours.max_gap, 1.1 * alone.max_gap) << quick;
+    EXPECT_LE(ours.rms_gap, 1.1 * alone.rms_gap) << quick;
+    EXPECT_LE(ours.fastest, 1.1 * alone.fastest) << quick;
   }
 }
 
@@ -320,8 +361,12 @@ TEST(JointedBodies, WhatIsJoinedToALoopingBodyCrossesItsSeamWithIt) {
 
 /// What rests on a tray, seen from the tray, from 0.1 s before its seam to 0.25 s after.
 struct TrayRun {
-  std::vector<Vec3> cup, lid; ///< each step's position in the tray's frame (m)
-  double bystander = 0.0;     ///< how far a box resting on the floor, 1 m away, moved (m)
+  std::vector<Vec3> cup, lid;             ///< each step's position in the tray's frame (m)
+  std::vector<Vec3> cup_world, lid_world; ///< and in the world's
+  /// Above the tray's middle plane at the step that crosses the seam (a box on the cup can slide
+  /// off it and fall to the floor before: 1 loop in 2000 on the seed shifts tried).
+  bool cup_on_tray = false, lid_on_tray = false;
+  double bystander = 0.0; ///< how far a box resting on the floor, 1 m away, moved (m)
   std::size_t seams = 0;
 };
 
@@ -409,12 +454,18 @@ TrayRun tray_run(unsigned seed, bool looped, const NeighbourSettings& n) {
   };
   const Vec3 bystander_start = body_pose(bystander).p;
   TrayRun r;
-  for (int i = 0; i < 150; ++i) { // to 1.25 s
+  for (int i = 0; i < static_cast<int>(1.25 / k_h + 0.5); ++i) { // to 1.25 s
+    if (std::fabs(driver.time() + k_h - 1.0) < 0.5 * k_h) {      // the seam's step comes
+      r.cup_on_tray = in_tray(cup).z > 0.0;
+      r.lid_on_tray = in_tray(lid).z > 0.0;
+    }
     driver.prestep(k_h);
     scene.step(k_h);
     if (driver.time() > 0.9 - 1e-9) {
       r.cup.push_back(in_tray(cup));
       r.lid.push_back(in_tray(lid));
+      r.cup_world.push_back(body_pose(cup).p);
+      r.lid_world.push_back(body_pose(lid).p);
     }
   }
   r.bystander = norm(body_pose(bystander).p - bystander_start);
@@ -436,15 +487,18 @@ TEST(JointedBodies, WhatRestsOnALoopingBodyCrossesItsSeamWithIt) {
   // resting on it is carried with it, as a body joined to it is, and a box resting on the cup:
   // from 0.1 s before the seam to 0.25 s after, each keeps to the path it takes in the tray's
   // frame on the same arc never looped: exactly on some seeds, up to 1.4 mm off on others,
-  // where after the seam the scene is the reference turned by the jump and ODE's friction
-  // pyramid (dContactApprox1, its directions from the world's axes) turns with the world, not
-  // with the tray (the reference itself started turned by the jump's angle is 1.3 mm off its
-  // path in the median seed). Left where the loop ended (the bodies the driver carried were
-  // only those joined by joints), they fell off the tray, 0.2 m and more from that path. The
-  // box on the floor beside the tray touches nothing that loops, and stays. (About one loop in
-  // a hundred, on other seed shifts, has the cup hovering a hair over the tray at the seam:
-  // the next test.)
+  // where after the seam the scene is the reference turned by the jump, and ODE's step is not
+  // the same turned: the never-looped run itself, turned 0.7 rad with the contacts' friction
+  // directions turned too, ends up to 2.2 mm off its own path in the tray's frame (9 mm at 60
+  // Hz, where the looped runs were up to 5.2 mm off). Left where the loop ended (the bodies the
+  // driver carried were only those joined by joints), they fell off the tray, 0.2 m and more
+  // from that path. A box that slid off the cup and fell to the floor before the seam (1 loop in
+  // 2000 on the seed shifts tried) is not carried: compared in the world's frame. The box on
+  // the floor beside the tray touches nothing that loops, and stays. (About one loop in a
+  // hundred, on other seed shifts, has the cup hovering a hair over the tray at the seam: the
+  // next test.)
   double worst = 0.0, worst_left = INFINITY, worst_bystander = 0.0;
+  int resting = 0;
   for (unsigned seed = 0; seed < 100; ++seed) {
     NeighbourSettings left;
     left.carry_resting = false;
@@ -454,20 +508,38 @@ TEST(JointedBodies, WhatRestsOnALoopingBodyCrossesItsSeamWithIt) {
     ASSERT_EQ(r.cup.size(), reference.cup.size());
     EXPECT_EQ(r.seams, 1u) << seed;
     EXPECT_EQ(reference.seams, 0u) << seed;
-    const double off = std::fmax(farthest(r.cup, reference.cup), farthest(r.lid, reference.lid));
-    const double off_left =
-        std::fmin(farthest(l.cup, reference.cup), farthest(l.lid, reference.lid));
+    // How far a run's cup or box strays from the reference's: in the tray's frame if it rests
+    // on the tray when the seam comes, else in the world's.
+    const auto off_path = [&](const TrayRun& run, bool cup) {
+      const bool on = cup ? reference.cup_on_tray : reference.lid_on_tray;
+      if (cup) {
+        return on ? farthest(run.cup, reference.cup) : farthest(run.cup_world, reference.cup_world);
+      }
+      return on ? farthest(run.lid, reference.lid) : farthest(run.lid_world, reference.lid_world);
+    };
+    const double off = std::fmax(off_path(r, true), off_path(r, false));
+    double off_left = INFINITY; // of those resting on the tray
+    for (const bool cup : {true, false}) {
+      if (cup ? reference.cup_on_tray : reference.lid_on_tray) {
+        off_left = std::fmin(off_left, off_path(l, cup));
+        ++resting;
+      }
+    }
     EXPECT_LE(off, 0.003) << "seed " << seed;
-    EXPECT_GT(off_left, 0.1) << seed;
+    if (std::isfinite(off_left)) {
+      EXPECT_GT(off_left, 0.1) << seed;
+      worst_left = std::fmin(worst_left, off_left);
+    }
     EXPECT_LT(r.bystander, 0.002) << seed; // it settles into the floor by 0.45 mm under QuickStep
     worst = std::fmax(worst, off);
-    worst_left = std::fmin(worst_left, off_left);
     worst_bystander = std::fmax(worst_bystander, r.bystander);
   }
-  std::printf("[ metric ] cup on a looping tray and a box on the cup, 100 random loops: up to "
-              "%.3f mm off their paths on the arc never looped, in the tray's frame, across the "
-              "seam (left behind: %.0f mm or more); a box on the floor moved up to %.3f mm\n",
-              1e3 * worst, 1e3 * worst_left, 1e3 * worst_bystander);
+  std::printf("[ metric ] cup on a looping tray and a box on the cup, 100 random loops (%d of "
+              "the 200 on the tray at the seam): up to %.3f mm off their paths on the arc never "
+              "looped, in the tray's frame, across the seam (left behind: %.0f mm or more); a box "
+              "on the floor moved up to %.3f mm\n",
+              resting, 1e3 * worst, 1e3 * worst_left, 1e3 * worst_bystander);
+  EXPECT_GE(resting, 190); // the scenes test what they mean to: the cups and boxes rest
 }
 
 TEST(JointedBodies, WhatHoversOnALoopingBodyByAHairIsCarriedWhatOnlyTouchesItIsNot) {
