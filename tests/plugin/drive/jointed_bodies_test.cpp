@@ -321,7 +321,7 @@ SeamGaps looped_assembly() {
     dJointGetBallAnchor2(j, a2);
     return norm(vec3_from_ode(a1) - vec3_from_ode(a2));
   };
-  for (int i = 0; i < 120; ++i) {
+  for (int i = 0; i < static_cast<int>(1.0 / k_h + 0.5); ++i) { // to 1 s
     driver.prestep(k_h);
     scene.step(k_h);
     const bool after = driver.time() > 0.5 - 1e-9;
