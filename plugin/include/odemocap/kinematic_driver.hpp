@@ -241,8 +241,8 @@ private:
   /// welded to it.
   void find_joined(dBodyID from, dBodyID carrier);
   /// Adds to carried_, with `carrier`, the dynamic bodies not yet carried that rest on `from`
-  /// now (NeighbourSettings::carry_resting).
-  void find_resting(dBodyID from, dBodyID carrier);
+  /// now (NeighbourSettings::carry_resting), `up` being against the world's gravity (unit).
+  void find_resting(dBodyID from, const Vec3& up, dBodyID carrier);
   /// Carries by `jump` what goes with `body` across a seam: the dynamic bodies joined to it or
   /// resting on it, and in turn those joined to them or resting on them (not through kinematic
   /// bodies), each once per prestep (carried_). All are found before any moves; called before

@@ -9,6 +9,7 @@
 #include "collision/swept_sphere.hpp"
 #include "collision/triangle_tree.hpp"
 #include "describe.hpp"
+#include "geom_bits.hpp"
 
 #include <algorithm>
 #include <array>
@@ -359,11 +360,6 @@ void first_touch(const Target& t, const Swept& g, const SegmentPath& path, std::
   const std::size_t mid = lo + (hi - lo) / 2;
   first_touch(t, g, path, lo, mid, skip, best);
   first_touch(t, g, path, mid + 1, hi, skip, best);
-}
-
-bool bits_allow(dGeomID a, dGeomID b) {
-  return (dGeomGetCategoryBits(a) & dGeomGetCollideBits(b)) != 0 ||
-         (dGeomGetCategoryBits(b) & dGeomGetCollideBits(a)) != 0;
 }
 
 /// Where a swept sphere first touches a target over the step: fraction of the step, the hit,
@@ -1489,7 +1485,7 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
   const Swept& g = x.swept[geom];
   const Target& target = pair.target;
   const int k_steps = pair.k_steps;
-  if (!bits_allow(g.geom, pair.other)) {
+  if (!detail::bits_allow(g.geom, pair.other)) {
     return;
   }
   ++stats_.pairs_swept;
@@ -1628,7 +1624,7 @@ void SweepGuard::sweep_box(Pair& pair, std::size_t geom) {
   Scratch& x = *scratch_;
   const SweptBox b = x.boxes[geom];
   const Target& target = pair.target;
-  if (!bits_allow(b.geom, pair.other)) {
+  if (!detail::bits_allow(b.geom, pair.other)) {
     return;
   }
   if (target.kind == dTriMeshClass) {

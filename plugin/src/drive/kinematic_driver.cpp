@@ -245,9 +245,16 @@ void KinematicDriver::carry_attached(dBodyID body, const Pose& jump) {
   // body found in turn. All are found where the loop ended, before any of them moves.
   const std::size_t first = carried_.size();
   std::size_t next = first;
+  // Up is against the world's gravity; without gravity nothing rests.
+  dVector3 gravity;
+  dWorldGetGravity(world_, gravity);
+  const double g =
+      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  const bool resting = neighbours_.carry_resting && g > 0.0 && std::isfinite(g);
+  const Vec3 up = resting ? Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g} : Vec3{};
   for (dBodyID from = body;; from = carried_[next++].first) {
-    if (neighbours_.carry_resting) {
-      find_resting(from, body);
+    if (resting) {
+      find_resting(from, up, body);
     }
     find_joined(from, body);
     if (next == carried_.size()) {
@@ -259,17 +266,9 @@ void KinematicDriver::carry_attached(dBodyID body, const Pose& jump) {
   }
 }
 
-void KinematicDriver::find_resting(dBodyID from, dBodyID carrier) {
-  dVector3 gravity;
-  dWorldGetGravity(world_, gravity);
-  const double g =
-      std::sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
-  if (!(g > 0.0) || !std::isfinite(g)) {
-    return; // nothing rests without gravity
-  }
+void KinematicDriver::find_resting(dBodyID from, const Vec3& up, dBodyID carrier) {
   resting_.clear();
-  rest_index_->find_resting(from, Vec3{-gravity[0] / g, -gravity[1] / g, -gravity[2] / g},
-                            NeighbourSettings::k_rest_gap, resting_);
+  rest_index_->find_resting(from, up, NeighbourSettings::k_rest_gap, resting_);
   for (const dBodyID other : resting_) {
     if (carried_by(other) == nullptr) {
       note_carried(other, carrier);

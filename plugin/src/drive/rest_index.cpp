@@ -1,5 +1,7 @@
 #include "drive/rest_index.hpp"
 
+#include "geom_bits.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -31,12 +33,6 @@ dSpaceID top_space(dGeomID g) {
     top = up;
   }
   return top;
-}
-
-/// Whether ODE's broad phase would pair the two geoms (their category and collide bits).
-bool may_collide(dGeomID a, dGeomID b) {
-  return (dGeomGetCategoryBits(a) & dGeomGetCollideBits(b)) != 0 ||
-         (dGeomGetCategoryBits(b) & dGeomGetCollideBits(a)) != 0;
 }
 
 /// Whether `theirs` rests on `mine`: a contact that `theirs` leaves within 60 degrees of up.
@@ -153,7 +149,7 @@ void RestIndex::find_resting(dBodyID body, const Vec3& up, double gap,
       const Entry& e = index.entries[i];
       if (seen_[i] == query_ || e.body == body || e.box[1] < box[0] || e.box[0] > box[1] ||
           e.box[3] < box[2] || e.box[2] > box[3] || e.box[5] < box[4] || e.box[4] > box[5] ||
-          !may_collide(g, e.geom)) {
+          !bits_allow(g, e.geom)) {
         return;
       }
       seen_[i] = query_;

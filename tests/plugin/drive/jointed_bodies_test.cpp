@@ -512,10 +512,10 @@ TEST(JointedBodies, WhatRestsOnALoopingBodyCrossesItsSeamWithIt) {
     // on the tray when the seam comes, else in the world's.
     const auto off_path = [&](const TrayRun& run, bool cup) {
       const bool on = cup ? reference.cup_on_tray : reference.lid_on_tray;
-      if (cup) {
-        return on ? farthest(run.cup, reference.cup) : farthest(run.cup_world, reference.cup_world);
-      }
-      return on ? farthest(run.lid, reference.lid) : farthest(run.lid_world, reference.lid_world);
+      const auto path = [&](const TrayRun& t) -> const std::vector<Vec3>& {
+        return cup ? (on ? t.cup : t.cup_world) : (on ? t.lid : t.lid_world);
+      };
+      return farthest(path(run), path(reference));
     };
     const double off = std::fmax(off_path(r, true), off_path(r, false));
     double off_left = INFINITY; // of those resting on the tray
