@@ -83,7 +83,7 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
 }
 
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
-                      double max, double lead_speed_limit) {
+                      double max) {
   // A lead below 1e-9 (N or N m) is rounding noise of a body at rest; a basis that turned with
   // it every step made dWorldStep's LCP solver report "internal error, s <= 0".
   const double length = norm(lead);
@@ -94,9 +94,32 @@ void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Ve
   const double share = lead_share(predicted ? length : 0.0, max);
   const double side = std::sqrt(0.5 * (1.0 - share * share));
   set_rows(motor, kind, axes, velocity, {max * share, max * side, max * side});
-  if (predicted && dot(axes[0], velocity) > lead_speed_limit) {
-    set_param(motor, kind, 0, dParamVel, lead_speed_limit);
+}
+
+void set_bounded_rows_across(dJointID motor, MotorKind kind, const Vec3& normal, const Vec3& lead,
+                             const Vec3& velocity, double max) {
+  const double length = norm(lead);
+  const bool predicted = length > 1e-9 && std::isfinite(length);
+  const Vec3 f = predicted ? lead / length : normal;
+  Vec3 axes[3];
+  axes[0] = normal;
+  const Vec3 across = f - dot(f, normal) * normal;
+  if (norm(across) > 1e-9) {
+    axes[1] = normalized(across);
+    axes[2] = cross(axes[0], axes[1]);
+  } else {
+    complete_basis(axes[0], axes[1], axes[2]);
   }
+  // The caps of set_bounded_rows' basis (the lead along f), seen along these axes: the square
+  // root of each axis' share of that ellipsoid's squares, so the three still sum to `max` in
+  // quadrature, and the capacity along f (f.n c_n + f.a c_a) is at least the lead's cap.
+  const double share = lead_share(predicted ? length : 0.0, max);
+  const double side_sq = 0.5 * (1.0 - share * share);
+  const auto cap = [&](const Vec3& axis) {
+    const double c = dot(f, axis);
+    return max * std::sqrt(c * c * share * share + (1.0 - c * c) * side_sq);
+  };
+  set_rows(motor, kind, axes, velocity, {cap(axes[0]), cap(axes[1]), cap(axes[2])});
 }
 
 void set_isotropic_rows(dJointID motor, MotorKind kind, const Vec3& velocity, double max) {

@@ -29,10 +29,19 @@ dJointID create_bounded_motor(dWorldID world, MotorKind kind, dBodyID body1, dBo
 
 /// Sets the rows of `motor` for one step: the velocity of body 1 relative to body 2 (m/s or
 /// rad/s, world frame) becomes `velocity` along every row the force bound allows, the first
-/// row along `lead` (any direction when `lead` is zero) but no faster than `lead_speed_limit`
-/// along a nonzero lead, the force magnitude (N or N m) at most `max`.
+/// row along `lead` (any direction when `lead` is zero), the force magnitude (N or N m) at most
+/// `max`.
 void set_bounded_rows(dJointID motor, MotorKind kind, const Vec3& lead, const Vec3& velocity,
-                      double max, double lead_speed_limit = INFINITY);
+                      double max);
+
+/// Sets the rows of `motor` for one step of a body held against a surface of unit `normal`:
+/// the first row along the normal, the second along the part of `lead` across it, the third
+/// beside both, each holding `velocity`'s component, with the limits set_bounded_rows gives a
+/// basis led by `lead`, seen along these axes (still at most `max` in total). A row that cannot
+/// reach its speed (the surface holds the body, or friction) then pushes along its own axis
+/// only: whatever the rows across the normal cannot reach does not move the body along it.
+void set_bounded_rows_across(dJointID motor, MotorKind kind, const Vec3& normal, const Vec3& lead,
+                             const Vec3& velocity, double max);
 
 /// Sets the rows of `motor` along the world axes with equal limits max / sqrt(3): the force
 /// (N or N m) is at most `max` in magnitude whatever its direction, and at least 58% of it is

@@ -3,6 +3,7 @@
 #include <odemocap/velocity.hpp>
 
 #include "character/bounded_motor.hpp"
+#include "character/touch.hpp"
 #include "describe.hpp"
 #include "drive/controller.hpp"
 #include "drive/timed_track.hpp"
@@ -147,18 +148,37 @@ public:
     }
     last_demand_ = norm(force);
     // Held back lately by something (a table it is pressed into, an object it squeezes) and
-    // leading into it: along the lead, no more than k_creep further this step than it moves
-    // now. Held there, the rows still push with their whole limit (the body cannot reach that
-    // speed); should the obstruction let go for a step (ODE's box-box collider finds two
-    // contacts or none at a depth of zero, after the contacts' error reduction has lifted the
-    // body out, or thrown it off), the body moves k_creep into it instead of being thrown in
-    // by the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one step at 120 Hz).
-    const bool into_obstruction = held_time_left_ > 0.0 && dot(force, held_push_) < 0.0;
+    // heading into it: along the normal of what held it, no more than k_creep further this
+    // step than it moves now (or, once out beyond where it was held, than at rest: a body the
+    // contacts' error reduction threw off stops flying off and comes back k_creep a step);
+    // across the normal, on the capture. Should the obstruction let go for a step (ODE's
+    // box-box collider finds two contacts or none at a depth of zero), the body moves k_creep
+    // into it instead of being thrown in by the whole limit (a 0.4 kg hand pressed with 60 N:
+    // 11 mm in one step at 120 Hz).
+    Vec3 goal_v = want_v;
+    if (held_time_left_ > 0.0) {
+      const double v_n = dot(v, held_normal_);
+      const double out_beyond = dot(held_point_ - now.p, held_normal_);
+      const double excess =
+          dot(want_v, held_normal_) - (out_beyond > 0.0 ? std::fmax(v_n, 0.0) : v_n) - k_creep / h;
+      if (excess > 0.0) {
+        goal_v = want_v - excess * held_normal_;
+      }
+    }
+    // Pressing into it, the rows are set along and across the normal, so that what they cannot
+    // reach across it (a slide held back by friction) does not move the body along it; they
+    // keep the limits a lead along the force gives, so held there they push with all of it.
+    // Led by the force instead, with the lead's speed cut, the other two rows leaned out of
+    // the table with the slide (a 0.2 kg hand sliding at 60 Hz was sent 0.6 m/s up and came
+    // back 19 mm into the table), and a hand that lagged its slide saturated every row and fell
+    // 7 mm into the table in the step its contacts went missing (dWorldQuickStep).
+    const bool pressing = held_time_left_ > 0.0 && dot(force, held_normal_) > 0.0;
     held_time_left_ -= h;
-    const double lead_speed_limit = into_obstruction && last_demand_ > 0.0
-                                        ? dot(v, force) / last_demand_ + k_creep / h
-                                        : INFINITY;
-    set_bounded_rows(linear_, MotorKind::Linear, force, want_v, max_force_, lead_speed_limit);
+    if (pressing) {
+      set_bounded_rows_across(linear_, MotorKind::Linear, held_normal_, force, goal_v, max_force_);
+    } else {
+      set_bounded_rows(linear_, MotorKind::Linear, force, goal_v, max_force_);
+    }
     set_bounded_rows(angular_, MotorKind::Angular, torque, want_w, max_torque_);
   }
 
@@ -218,8 +238,14 @@ private:
   /// When something other than the linear motor, gravity and the user's force at the
   /// prestep (contacts, mostly; forces the user adds after prestep() count too) changed the
   /// body's velocity in the last step by more than 1% of the force limit (of the force that
-  /// changes the velocity by 1 m/s in a step, for an unlimited follower), keeps the direction
-  /// of its push for k_held_memory seconds.
+  /// changes the velocity by 1 m/s in a step, for an unlimited follower), keeps for
+  /// k_held_memory seconds the normal of what pushed it: the contact the body's geoms make now
+  /// whose normal agrees best with that push. The push itself is no normal: it holds the
+  /// surface's friction too, and at rest however the solver split the sideways load between
+  /// the motor's rows and the friction (a 0.2 kg hand held still on a table was pushed 41 N
+  /// sideways by its rows, and as much back by the friction). Where no contact agrees with the
+  /// push now (the contacts' error reduction has lifted the body off), the normal held is
+  /// kept, or, when none is held, the push's direction is taken.
   void note_obstruction(const Vec3& v, double mass, const Vec3& gravity) {
     if (!last_.valid || !(last_.h > 0.0)) {
       return;
@@ -227,10 +253,20 @@ private:
     const Vec3 other = mass * (v - last_.v) / last_.h - vec3_from_ode(linear_feedback_.f1) -
                        mass * gravity - last_.user_force;
     const double scale = std::isfinite(max_force_) ? max_force_ : mass / last_.h;
-    if (norm(other) > 0.01 * scale) {
-      held_push_ = other;
-      held_time_left_ = k_held_memory;
+    const double size = norm(other);
+    if (!(size > 0.01 * scale)) {
+      return;
     }
+    const bool holding = held_time_left_ > 0.0;
+    Vec3 normal = held_normal_;
+    if (const std::optional<Vec3> touch = touching_normal(body_, other)) {
+      normal = -*touch;
+    } else if (!holding) {
+      normal = -other / size;
+    }
+    held_point_ = last_.pose.p;
+    held_normal_ = normal;
+    held_time_left_ = k_held_memory;
   }
 
   /// Whether the last step's solve failed: the rows demanded a force (the linear one always
@@ -335,7 +371,8 @@ private:
   dJointFeedback linear_feedback_{};
   dJointFeedback angular_feedback_{};
   Last last_;
-  Vec3 held_push_;              ///< the last push of an obstruction (N, world)
+  Vec3 held_normal_;            ///< into the last obstruction (unit, world)
+  Vec3 held_point_;             ///< where the body was when the obstruction last pushed it
   double held_time_left_ = 0.0; ///< how much longer it is remembered (s)
   double last_demand_ = 0.0;    ///< |force| the linear rows were led with in the last step (N)
   std::size_t solver_failures_ = 0;

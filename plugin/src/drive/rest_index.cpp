@@ -24,17 +24,6 @@ void gather(dSpaceID space, std::vector<dGeomID>& out) {
   }
 }
 
-dSpaceID top_space(dGeomID g) {
-  dSpaceID top = dGeomGetSpace(g);
-  if (top == nullptr) {
-    return nullptr;
-  }
-  while (const dSpaceID up = dGeomGetSpace(reinterpret_cast<dGeomID>(top))) {
-    top = up;
-  }
-  return top;
-}
-
 /// Whether `theirs` rests on `mine`: a contact that `theirs` leaves within 60 degrees of up.
 /// dCollide's normal is the way its first geom leaves the contact (ODE's convention: the first
 /// geom moved along it by the depth separates them), so the other leaves it the opposite way.

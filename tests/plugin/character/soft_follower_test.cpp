@@ -2,6 +2,7 @@
 // obstructed it pushes with no more than its limits, where a kinematic body goes through
 // tables and crushes what it holds.
 #include "character/bounded_motor.hpp"
+#include "character/touch.hpp"
 #include "support/error_message.hpp"
 #include "support/ode_scene.hpp"
 #include "support/reference_math.hpp"
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -437,6 +439,113 @@ TEST(SoftFollower, TheRowsKeepWhatThePredictionDoesNotNeedForEveryDirection) {
   EXPECT_NEAR(caps(4.0)[0], 0.995 * limit, 1e-12);
   EXPECT_NEAR(caps(4.0)[1], limit * std::sqrt((1 - 0.995 * 0.995) / 2), 1e-12);
   dJointDestroy(motor);
+}
+
+// The rows of a body pressed against a surface, read back from ODE for random normals, leads
+// and needs: the first along the normal, the three orthonormal, each holding the velocity's
+// component, never more than the limit in total, and at least the lead's cap (twice the need,
+// between 1/sqrt(3) and 99.5% of the limit) available along the lead, as in the lead's basis.
+TEST(SoftFollower, TheRowsAcrossASurfaceKeepTheLimitAndWhatTheLeadNeeds) {
+  OdeScene scene;
+  dBodyID body = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 1});
+  dJointFeedback feedback{};
+  const dJointID motor = detail::create_bounded_motor(scene.world, detail::MotorKind::Linear, body,
+                                                      nullptr, &feedback);
+  test::Random random(71);
+  const double limit = 60.0;
+  for (int i = 0; i < 200; ++i) {
+    const Vec3 normal = random.unit_vector();
+    const Vec3 lead_dir = i % 10 == 0 ? normal : random.unit_vector(); // some straight into it
+    const double need = i % 7 == 0 ? 0.0 : random.uniform(0.0, 2.0 * limit);
+    const Vec3 velocity = random.uniform(0.0, 3.0) * random.unit_vector();
+    detail::set_bounded_rows_across(motor, detail::MotorKind::Linear, normal, need * lead_dir,
+                                    velocity, limit);
+    Vec3 axes[3];
+    double caps[3];
+    double total = 0.0;
+    for (int row = 0; row < 3; ++row) {
+      dVector3 a;
+      dJointGetLMotorAxis(motor, row, a);
+      axes[row] = vec3_from_ode(a);
+      caps[row] = dJointGetLMotorParam(motor, dParamFMax + dParamGroup * row);
+      total += caps[row] * caps[row];
+      EXPECT_NEAR(dJointGetLMotorParam(motor, dParamVel + dParamGroup * row),
+                  dot(axes[row], velocity), 1e-12);
+    }
+    EXPECT_NEAR(norm(axes[0] - normal), 0.0, 1e-12) << i;
+    for (int a = 0; a < 3; ++a) {
+      for (int b = 0; b < 3; ++b) {
+        EXPECT_NEAR(dot(axes[a], axes[b]), a == b ? 1.0 : 0.0, 1e-12) << i;
+      }
+    }
+    EXPECT_LE(total, limit * limit * (1 + 1e-12)) << i;
+    if (need > 0.0) {
+      const double lead_cap = limit * std::clamp(2.0 * need / limit, 1.0 / std::sqrt(3.0), 0.995);
+      double along_lead = 0.0;
+      for (int row = 0; row < 3; ++row) {
+        along_lead += std::fabs(dot(axes[row], lead_dir)) * caps[row];
+      }
+      EXPECT_GE(along_lead, lead_cap * (1 - 1e-12)) << i;
+    }
+  }
+  dJointDestroy(motor);
+}
+
+// The normal of what a body touches, from the geometry: a box pressed 1 mm into the top of a
+// static box turned at random, pushed by that top's normal force plus a friction of up to 1.2
+// times it, the hand turned at random about that normal. The truth is the static box's own top
+// (its rotation's z axis); the push's direction is off it by the friction's angle, which is
+// what the follower used to take for the normal.
+TEST(SoftFollower, TheNormalOfWhatABodyTouchesIsTheSurfacesNotThePushs) {
+  test::Random random(72);
+  double worst = 0.0;
+  double push_off_least = k_pi;
+  int found = 0;
+  for (int i = 0; i < 100; ++i) {
+    OdeScene scene;
+    dSpaceID inner = dSimpleSpaceCreate(scene.space); // the table one space down
+    const Quat turn = random.rotation();
+    dGeomID table = dCreateBox(inner, 2.0, 2.0, 0.1);
+    dGeomSetPosition(table, 0.3, -0.2, 0.5);
+    const dQuaternion tq{turn.w, turn.x, turn.y, turn.z};
+    dGeomSetQuaternion(table, tq);
+    const Vec3 up = rotate(turn, {0, 0, 1});
+    const Vec3 hand_sides{0.1, 0.08, 0.03};
+    const Vec3 centre = Vec3{0.3, -0.2, 0.5} + (0.05 + 0.015 - 0.001) * up;
+    dBodyID hand = scene.box(hand_sides, 0.4, centre);
+    const Quat hand_turn = turn * from_axis_angle({0, 0, 1}, random.uniform(0, 2 * k_pi));
+    set_body_pose(hand, {centre, hand_turn});
+    // The push: the normal force and a friction along the surface.
+    Vec3 across = cross(up, random.unit_vector());
+    across = normalized(across);
+    const double mu = random.uniform(0.3, 1.2);
+    const Vec3 push = 20.0 * up + 20.0 * mu * across;
+    const std::optional<Vec3> normal = detail::touching_normal(hand, push);
+    // ODE's box-box collider itself finds nothing now and then (faces parallel to rounding):
+    // then neither can the search.
+    dContactGeom direct[8];
+    const bool touching =
+        dCollide(dBodyGetFirstGeom(hand), table, 8, direct, sizeof(dContactGeom)) > 0;
+    EXPECT_EQ(normal.has_value(), touching) << i;
+    if (normal) {
+      ++found;
+      worst = std::fmax(worst, norm(*normal - up));
+    }
+    push_off_least = std::fmin(push_off_least, std::acos(dot(normalized(push), up)));
+    // Apart, nothing; and nothing where the geoms' bits keep ODE from pairing them.
+    set_body_pose(hand, {centre + 0.01 * up, hand_turn});
+    EXPECT_FALSE(detail::touching_normal(hand, push).has_value()) << i;
+    set_body_pose(hand, {centre, hand_turn});
+    dGeomSetCollideBits(table, 0);
+    dGeomSetCollideBits(dBodyGetFirstGeom(hand), 0);
+    EXPECT_FALSE(detail::touching_normal(hand, push).has_value()) << i;
+  }
+  std::printf("  touched surface's normal found in %d of 100 presses, within %.1e of the truth; "
+              "the push off it by %.2f rad or more\n",
+              found, worst, push_off_least);
+  EXPECT_GE(found, 95);
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_GT(push_off_least, 0.25); // atan(0.3): the push is no normal
 }
 
 /// A 0.4 kg hand pressed 2 cm into a table with 60 N under dWorldStep for half a second; then
