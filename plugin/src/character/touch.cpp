@@ -4,6 +4,8 @@
 
 #include <odemocap/ode_math.hpp>
 
+#include <cmath>
+
 namespace odemocap::detail {
 namespace {
 
@@ -11,7 +13,7 @@ struct Search {
   dBodyID body;
   Vec3 push;
   double best = 0.0; ///< the best normal's component along push
-  std::optional<Vec3> normal;
+  std::optional<Touch> touch;
 };
 
 /// dSpaceCollide2's callback for a pair of one of the body's geoms and a geom or space near it
@@ -31,20 +33,25 @@ void look(void* data, dGeomID a, dGeomID b) {
   }
   dContactGeom contacts[8];
   const int n = dCollide(mine, theirs, 8, contacts, sizeof(dContactGeom));
+  const bool fixed = dGeomGetBody(theirs) == nullptr;
   for (int i = 0; i < n; ++i) {
     // ODE's convention: `mine` moved along the normal by the depth separates them.
     const Vec3 normal = vec3_from_ode(contacts[i].normal);
     const double along = dot(normal, s.push);
-    if (along > s.best) {
+    if (along > s.best * (1 + 1e-9)) {
       s.best = along;
-      s.normal = normal;
+      s.touch = Touch{normal, contacts[i].depth, fixed};
+    } else if (s.touch && along >= s.best * (1 - 1e-9)) {
+      // Another point of the same face (a box on a table touches it at up to four).
+      s.touch->depth = std::fmax(s.touch->depth, contacts[i].depth);
+      s.touch->fixed = s.touch->fixed && fixed;
     }
   }
 }
 
 } // namespace
 
-std::optional<Vec3> touching_normal(dBodyID body, const Vec3& push) {
+std::optional<Touch> touching(dBodyID body, const Vec3& push) {
   Search s{body, push, 0.0, std::nullopt};
   for (dGeomID g = dBodyGetFirstGeom(body); g != nullptr; g = dBodyGetNextGeom(g)) {
     if (!dGeomIsEnabled(g)) {
@@ -54,7 +61,7 @@ std::optional<Vec3> touching_normal(dBodyID body, const Vec3& push) {
       dSpaceCollide2(g, reinterpret_cast<dGeomID>(top), &s, &look);
     }
   }
-  return s.normal;
+  return s.touch;
 }
 
 } // namespace odemocap::detail

@@ -11,10 +11,17 @@
 
 namespace odemocap::detail {
 
+/// A contact of a body with something else.
+struct Touch {
+  Vec3 normal;        ///< unit, world: the way the body leaves the contact
+  double depth = 0.0; ///< the deepest of the contacts along that normal (m)
+  bool fixed = false; ///< the other geom has no body: static geometry, which stays where it is
+};
+
 /// Of the contacts dCollide finds now between `body`'s geoms and the other geoms of their top
-/// spaces (where ODE's category and collide bits would pair them), the normal (unit, world,
-/// the way the body leaves the contact) that agrees best with `push` (a force on the body):
-/// nothing when no contact's normal has a positive component along `push`.
-std::optional<Vec3> touching_normal(dBodyID body, const Vec3& push);
+/// spaces (where ODE's category and collide bits would pair them), the one whose normal agrees
+/// best with `push` (a force on the body): nothing when no contact's normal has a positive
+/// component along `push`.
+std::optional<Touch> touching(dBodyID body, const Vec3& push);
 
 } // namespace odemocap::detail

@@ -500,6 +500,7 @@ TEST(SoftFollower, TheNormalOfWhatABodyTouchesIsTheSurfacesNotThePushs) {
   test::Random random(72);
   double worst = 0.0;
   double push_off_least = k_pi;
+  double worst_depth = 0.0;
   int found = 0;
   for (int i = 0; i < 100; ++i) {
     OdeScene scene;
@@ -520,38 +521,49 @@ TEST(SoftFollower, TheNormalOfWhatABodyTouchesIsTheSurfacesNotThePushs) {
     across = normalized(across);
     const double mu = random.uniform(0.3, 1.2);
     const Vec3 push = 20.0 * up + 20.0 * mu * across;
-    const std::optional<Vec3> normal = detail::touching_normal(hand, push);
+    const std::optional<detail::Touch> touch = detail::touching(hand, push);
     // ODE's box-box collider itself finds nothing now and then (faces parallel to rounding):
     // then neither can the search.
     dContactGeom direct[8];
     const bool touching =
         dCollide(dBodyGetFirstGeom(hand), table, 8, direct, sizeof(dContactGeom)) > 0;
-    EXPECT_EQ(normal.has_value(), touching) << i;
-    if (normal) {
+    EXPECT_EQ(touch.has_value(), touching) << i;
+    if (touch) {
       ++found;
-      worst = std::fmax(worst, norm(*normal - up));
+      worst = std::fmax(worst, norm(touch->normal - up));
+      worst_depth = std::fmax(worst_depth, std::fabs(touch->depth - 0.001));
+      EXPECT_TRUE(touch->fixed) << i; // the table has no body
     }
     push_off_least = std::fmin(push_off_least, std::acos(dot(normalized(push), up)));
     // Apart, nothing; and nothing where the geoms' bits keep ODE from pairing them.
     set_body_pose(hand, {centre + 0.01 * up, hand_turn});
-    EXPECT_FALSE(detail::touching_normal(hand, push).has_value()) << i;
+    EXPECT_FALSE(detail::touching(hand, push).has_value()) << i;
     set_body_pose(hand, {centre, hand_turn});
+    // A table on a dynamic body is something the hand can move.
+    dBodyID carrier = dBodyCreate(scene.world);
+    set_body_pose(carrier, {Vec3{0.3, -0.2, 0.5}, turn});
+    dGeomSetBody(table, carrier);
+    const std::optional<detail::Touch> movable = detail::touching(hand, push);
+    EXPECT_EQ(movable.has_value(), touching) << i;
+    EXPECT_FALSE(movable && movable->fixed) << i;
     dGeomSetCollideBits(table, 0);
     dGeomSetCollideBits(dBodyGetFirstGeom(hand), 0);
-    EXPECT_FALSE(detail::touching_normal(hand, push).has_value()) << i;
+    EXPECT_FALSE(detail::touching(hand, push).has_value()) << i;
   }
-  std::printf("  touched surface's normal found in %d of 100 presses, within %.1e of the truth; "
-              "the push off it by %.2f rad or more\n",
-              found, worst, push_off_least);
+  std::printf("  touched surface's normal found in %d of 100 presses, within %.1e of the truth, "
+              "its depth within %.1e m of 1 mm; the push off it by %.2f rad or more\n",
+              found, worst, worst_depth, push_off_least);
   EXPECT_GE(found, 95);
   EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(worst_depth, 1e-9);
   EXPECT_GT(push_off_least, 0.25); // atan(0.3): the push is no normal
 }
 
 /// A 0.4 kg hand pressed 2 cm into a table with 60 N under dWorldStep for half a second; then
 /// the table is taken away for one step (`vanish`), as ODE's box-box collider does when it
-/// finds no contact at a depth of zero. Returns how far the hand moved down in that step (m).
-/// Without a table from the start, the same hand starts at rest on the table's top.
+/// finds no contact at a depth of zero. Returns how far below where the table last held it (at
+/// the start of the last step with the table) the hand is after that step (m). Without a table
+/// from the start, the same hand starts at rest on the table's top.
 double drop_when_the_table_goes(bool table_from_start) {
   OdeScene scene;
   dGeomID table = dCreateBox(scene.space, 1.0, 1.0, 0.05);
@@ -563,21 +575,22 @@ double drop_when_the_table_goes(bool table_from_start) {
   FollowSettings follow;
   follow.max_force = 60;
   SoftFollower follower(driver, hand, sampled_track("hand", k_h, 1.0, pressed), follow);
+  double held_at = dBodyGetPosition(hand)[2]; // where the table last held the hand
   if (table_from_start) {
     for (int i = 0; i < 60; ++i) {
+      held_at = dBodyGetPosition(hand)[2];
       driver.prestep(k_h);
       scene.step(k_h);
     }
   }
   dGeomDisable(table);
-  const double before = dBodyGetPosition(hand)[2];
   driver.prestep(k_h);
   scene.step(k_h);
-  return before - dBodyGetPosition(hand)[2];
+  return held_at - dBodyGetPosition(hand)[2];
 }
 
-// Held back by the table, the follower moves at most 1 mm further into it per step than it
-// moves now: a table gone for a step drops the hand that 1 mm (its rows hold gravity too),
+// Held back by the table, the follower moves at most 1 mm further into it than where it was
+// held: a table gone for a step drops the hand that 1 mm (its rows hold gravity too),
 // not the (99.5% of 60 N / 0.4 kg + g) h^2 = 11.0 mm of the whole limit (under
 // dWorldQuickStep the collider's missing contacts had thrown a pressed, sliding hand 6-10 mm
 // into the table). In free space the follower keeps its whole limit: the same hand never held
