@@ -148,27 +148,29 @@ public:
     }
     last_demand_ = norm(force);
     // Held back lately by something (a table it is pressed into, an object it squeezes) and
-    // heading into it: along the normal of what held it, no further into it this step than
-    // k_creep beyond where it was held, if it is static geometry (a geom with no body), and
-    // no more than k_creep deeper than dCollide finds the body in it now; if the obstruction
-    // can move (an object squeezed, a kinematic body), no more than k_creep further than the body
-    // moves now (or, once out beyond where it was held, than at rest: a body the contacts threw off
-    // stops flying off). Across the normal, on the capture. Should the obstruction let go for a
-    // step (ODE's box-box collider finds two contacts or none at a depth of zero), the body moves
-    // k_creep into it instead of being thrown in by the whole limit (a 0.4 kg hand pressed
-    // with 60 N: 11 mm in one step at 120 Hz). The depth also holds a hand that
-    // dWorldQuickStep's unconverged contacts let sink: relative to its own speed, the limit let
-    // each such step go k_creep faster into the table (a 0.2 kg hand, 20 iterations: 6 mm deep,
-    // and 19 mm on a tilted table).
+    // heading into it: along the normal of what held it, if nothing the body does moves it
+    // (static geometry, or a kinematic body), no further into it this step than k_creep beyond
+    // where it was held (moved with the surface) and no more than k_creep deeper than dCollide
+    // finds the body in it now; if the body can move it (an object squeezed), no more than
+    // k_creep further than the body moves now (or, once out beyond where it was held, than at
+    // rest: a body the contacts threw off stops flying off). Across the normal, on the capture.
+    // Should the obstruction let go for a step (ODE's box-box collider finds two contacts or
+    // none at a depth of zero), the body moves k_creep into it instead of being thrown in by
+    // the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one step at 120 Hz). The
+    // depth also holds a hand that dWorldQuickStep's unconverged contacts let sink: relative to
+    // its own speed, the limit let each such step go k_creep faster into the table (a 0.2 kg
+    // hand, 20 iterations: 6 mm deep, and 19 mm on a tilted table).
     Vec3 goal_v = want_v;
     if (held_time_left_ > 0.0) {
       const double out_beyond = dot(held_point_ - now.p, held_normal_);
       double limit = k_creep / h;
-      if (held_fixed_) {
-        limit += out_beyond / h; // the surface stays where it held the body
+      if (held_unyielding_) {
+        // The surface moves as it moved when it held the body (a static one not at all).
+        limit += dot(held_surface_velocity_, held_normal_) * (held_age_ + h) / h + out_beyond / h;
         const std::optional<Touch> touch = touching(body_, -held_normal_);
-        if (touch && touch->fixed && dot(touch->normal, -held_normal_) > k_same_surface) {
-          limit = std::fmin(limit, (k_creep - touch->depth) / h);
+        if (touch && touch->unyielding && dot(touch->normal, -held_normal_) > k_same_surface) {
+          limit = std::fmin(limit, dot(touch->surface_velocity, held_normal_) +
+                                       (k_creep - touch->depth) / h);
         }
       } else {
         const double v_n = dot(v, held_normal_);
@@ -188,6 +190,7 @@ public:
     // 7 mm into the table in the step its contacts went missing (dWorldQuickStep).
     const bool pressing = held_time_left_ > 0.0 && dot(force, held_normal_) > 0.0;
     held_time_left_ -= h;
+    held_age_ += h;
     if (pressing) {
       set_bounded_rows_across(linear_, MotorKind::Linear, held_normal_, force, goal_v, max_force_);
     } else {
@@ -278,12 +281,14 @@ private:
     Vec3 normal = held_normal_;
     if (const std::optional<Touch> touch = touching(body_, other)) {
       normal = -touch->normal;
-      held_fixed_ = touch->fixed;
+      held_unyielding_ = touch->unyielding;
+      held_surface_velocity_ = touch->surface_velocity;
     } else if (!holding) {
       normal = -other / size;
-      held_fixed_ = false;
+      held_unyielding_ = false;
     }
     held_point_ = last_.pose.p;
+    held_age_ = last_.h;
     held_normal_ = normal;
     held_time_left_ = k_held_memory;
   }
@@ -392,7 +397,9 @@ private:
   Last last_;
   Vec3 held_normal_;            ///< into the last obstruction (unit, world)
   Vec3 held_point_;             ///< where the body was when the obstruction last pushed it
-  bool held_fixed_ = false;     ///< the obstruction is static geometry (a geom with no body)
+  bool held_unyielding_ = false; ///< the obstruction is static or kinematic
+  Vec3 held_surface_velocity_;   ///< its surface's velocity where it held the body (m/s)
+  double held_age_ = 0.0;        ///< how long ago the body was at held_point_ (s)
   double held_time_left_ = 0.0; ///< how much longer it is remembered (s)
   double last_demand_ = 0.0;    ///< |force| the linear rows were led with in the last step (N)
   std::size_t solver_failures_ = 0;

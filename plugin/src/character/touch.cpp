@@ -33,18 +33,28 @@ void look(void* data, dGeomID a, dGeomID b) {
   }
   dContactGeom contacts[8];
   const int n = dCollide(mine, theirs, 8, contacts, sizeof(dContactGeom));
-  const bool fixed = dGeomGetBody(theirs) == nullptr;
+  const dBodyID other = dGeomGetBody(theirs);
+  const bool unyielding = other == nullptr || dBodyIsKinematic(other);
+  const auto velocity_at = [&](const dReal* at) {
+    if (other == nullptr) {
+      return Vec3{};
+    }
+    dVector3 v;
+    dBodyGetPointVel(other, at[0], at[1], at[2], v);
+    return vec3_from_ode(v);
+  };
   for (int i = 0; i < n; ++i) {
     // ODE's convention: `mine` moved along the normal by the depth separates them.
     const Vec3 normal = vec3_from_ode(contacts[i].normal);
     const double along = dot(normal, s.push);
     if (along > s.best * (1 + 1e-9)) {
       s.best = along;
-      s.touch = Touch{normal, contacts[i].depth, fixed};
-    } else if (s.touch && along >= s.best * (1 - 1e-9)) {
-      // Another point of the same face (a box on a table touches it at up to four).
-      s.touch->depth = std::fmax(s.touch->depth, contacts[i].depth);
-      s.touch->fixed = s.touch->fixed && fixed;
+      s.touch = Touch{normal, contacts[i].depth, unyielding, velocity_at(contacts[i].pos)};
+    } else if (s.touch && along >= s.best * (1 - 1e-9) && contacts[i].depth > s.touch->depth) {
+      // A deeper point of the same face (a box on a table touches it at up to four).
+      s.touch->depth = contacts[i].depth;
+      s.touch->unyielding = s.touch->unyielding && unyielding;
+      s.touch->surface_velocity = velocity_at(contacts[i].pos);
     }
   }
 }

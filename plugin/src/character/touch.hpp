@@ -15,7 +15,10 @@ namespace odemocap::detail {
 struct Touch {
   Vec3 normal;        ///< unit, world: the way the body leaves the contact
   double depth = 0.0; ///< the deepest of the contacts along that normal (m)
-  bool fixed = false; ///< the other geom has no body: static geometry, which stays where it is
+  /// The other geom has no body (static geometry) or a kinematic one: nothing the body does
+  /// moves it.
+  bool unyielding = false;
+  Vec3 surface_velocity; ///< the other geom's velocity at the deepest contact (m/s, world)
 };
 
 /// Of the contacts dCollide finds now between `body`'s geoms and the other geoms of their top
