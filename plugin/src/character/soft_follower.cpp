@@ -344,7 +344,11 @@ private:
 
   /// Carries the body by a seam's jump (for `by`, the carrier the driver records), and with it
   /// what it holds by a joint or what rests on it (found before it moves).
+  /// What held the body back and the step before are in the frame the jump left: both are
+  /// forgotten (the velocity change across the seam is the jump's, not an obstruction's).
   void carry_across(const Pose& jump, dBodyID by) {
+    held_time_left_ = 0.0;
+    last_.valid = false;
     note_carried(body_, by);
     carry_attached(body_, jump);
     carry(body_, jump);
