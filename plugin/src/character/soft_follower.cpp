@@ -133,7 +133,7 @@ public:
     }
     const Vec3 user_force = vec3_from_ode(dBodyGetForce(body_));
     const Vec3 force = mass.mass * ((want_v - v) / h - gravity) - user_force;
-    note_obstruction(v, mass.mass, gravity);
+    const std::optional<Touch> noted = note_obstruction(v, mass.mass, gravity);
     Vec3 torque =
         inertia_times(now.q, mass, (want_w - w) / h) - vec3_from_ode(dBodyGetTorque(body_));
     if (dBodyGetGyroscopicMode(body_) != 0) {
@@ -167,7 +167,8 @@ public:
       if (held_unyielding_) {
         // The surface moves as it moved when it held the body (a static one not at all).
         limit += dot(held_surface_velocity_, held_normal_) * (held_age_ + h) / h + out_beyond / h;
-        const std::optional<Touch> touch = touching(body_, -held_normal_);
+        // The contact just noted is this surface's (held_normal_ was taken from it).
+        const std::optional<Touch> touch = noted ? noted : touching(body_, -held_normal_);
         if (touch && touch->unyielding && dot(touch->normal, -held_normal_) > k_same_surface) {
           limit = std::fmin(limit, dot(touch->surface_velocity, held_normal_) +
                                        (k_creep - touch->depth) / h);
@@ -265,21 +266,22 @@ private:
   /// the motor's rows and the friction (a 0.2 kg hand held still on a table was pushed 41 N
   /// sideways by its rows, and as much back by the friction). Where no contact agrees with the
   /// push now (the contacts' error reduction has lifted the body off), the normal held is
-  /// kept, or, when none is held, the push's direction is taken.
-  void note_obstruction(const Vec3& v, double mass, const Vec3& gravity) {
+  /// kept, or, when none is held, the push's direction is taken. Returns the contact found.
+  std::optional<Touch> note_obstruction(const Vec3& v, double mass, const Vec3& gravity) {
     if (!last_.valid || !(last_.h > 0.0)) {
-      return;
+      return std::nullopt;
     }
     const Vec3 other = mass * (v - last_.v) / last_.h - vec3_from_ode(linear_feedback_.f1) -
                        mass * gravity - last_.user_force;
     const double scale = std::isfinite(max_force_) ? max_force_ : mass / last_.h;
     const double size = norm(other);
     if (!(size > 0.01 * scale)) {
-      return;
+      return std::nullopt;
     }
     const bool holding = held_time_left_ > 0.0;
     Vec3 normal = held_normal_;
-    if (const std::optional<Touch> touch = touching(body_, other)) {
+    const std::optional<Touch> touch = touching(body_, other);
+    if (touch) {
       normal = -touch->normal;
       held_unyielding_ = touch->unyielding;
       held_surface_velocity_ = touch->surface_velocity;
@@ -291,6 +293,7 @@ private:
     held_age_ = last_.h;
     held_normal_ = normal;
     held_time_left_ = k_held_memory;
+    return touch;
   }
 
   /// Whether the last step's solve failed: the rows demanded a force (the linear one always

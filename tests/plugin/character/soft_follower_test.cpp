@@ -403,6 +403,12 @@ TEST(SoftFollower, NaivePerAxisLimitsLetTheForceExceedTheLimit) {
   EXPECT_GT(r.force_max_n, 1.2 * 40.0);
 }
 
+/// A bounded motor of `kind` between a 1 kg box and the world, its feedback in `feedback`.
+dJointID motor_on_a_box(OdeScene& scene, detail::MotorKind kind, dJointFeedback& feedback) {
+  dBodyID body = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 1});
+  return detail::create_bounded_motor(scene.world, kind, body, nullptr, &feedback);
+}
+
 // The rows' limits, read back from ODE: the lead row carries twice the predicted need, and the
 // other two keep the rest of the limit. A fixed split (99.5% along the lead, 7.05% beside it)
 // left 0.35 N m of a 5 N m limit against a tilt the prediction did not see whenever the need
@@ -410,10 +416,8 @@ TEST(SoftFollower, NaivePerAxisLimitsLetTheForceExceedTheLimit) {
 // sliding under dWorldQuickStep sank 11.2 mm with it (6.6 mm now, AHandPressedIntoATable...).
 TEST(SoftFollower, TheRowsKeepWhatThePredictionDoesNotNeedForEveryDirection) {
   OdeScene scene;
-  dBodyID body = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 1});
   dJointFeedback feedback{};
-  const dJointID motor = detail::create_bounded_motor(scene.world, detail::MotorKind::Angular, body,
-                                                      nullptr, &feedback);
+  const dJointID motor = motor_on_a_box(scene, detail::MotorKind::Angular, feedback);
   const double limit = 5.0;
   const auto caps = [&](double need) {
     detail::set_bounded_rows(motor, detail::MotorKind::Angular, Vec3{0.6, -0.8, 0.0} * need, Vec3{},
@@ -447,10 +451,8 @@ TEST(SoftFollower, TheRowsKeepWhatThePredictionDoesNotNeedForEveryDirection) {
 // between 1/sqrt(3) and 99.5% of the limit) available along the lead, as in the lead's basis.
 TEST(SoftFollower, TheRowsAcrossASurfaceKeepTheLimitAndWhatTheLeadNeeds) {
   OdeScene scene;
-  dBodyID body = scene.box({0.1, 0.1, 0.1}, 1.0, {0, 0, 1});
   dJointFeedback feedback{};
-  const dJointID motor = detail::create_bounded_motor(scene.world, detail::MotorKind::Linear, body,
-                                                      nullptr, &feedback);
+  const dJointID motor = motor_on_a_box(scene, detail::MotorKind::Linear, feedback);
   test::Random random(71);
   const double limit = 60.0;
   for (int i = 0; i < 200; ++i) {
