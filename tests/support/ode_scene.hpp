@@ -68,6 +68,9 @@ public:
   dSpaceID space;
   dJointGroupID contacts;
   double mu = 1.0;
+  /// Soft contacts when soft_cfm > 0: a spring of soft_erp / (h soft_cfm) N/m per contact.
+  double soft_cfm = 0.0;
+  double soft_erp = 0.2;
   bool quick = false;
   int contacts_made = 0;
   /// Contacts of this body record their forces (the first 16 each step).
@@ -108,6 +111,11 @@ private:
     for (int i = 0; i < n; ++i) {
       contact[i].surface.mode = dContactApprox1;
       contact[i].surface.mu = scene->mu;
+      if (scene->soft_cfm > 0.0) {
+        contact[i].surface.mode |= dContactSoftCFM | dContactSoftERP;
+        contact[i].surface.soft_cfm = scene->soft_cfm;
+        contact[i].surface.soft_erp = scene->soft_erp;
+      }
       dJointID joint = dJointCreateContact(scene->world, scene->contacts, &contact[i]);
       dJointAttach(joint, ba, bb);
       ++scene->contacts_made;

@@ -33,6 +33,14 @@ struct FollowSettings {
   /// servos apply no force and the body falls freely).
   TrackEnd at_end = TrackEnd::Hold;
   Interp interp = Interp::Linear;
+  /// How deep (m, > 0, may be infinite) the follower goes into static geometry or a kinematic
+  /// body that holds it back, beyond the world's contact surface layer (where ODE's contacts
+  /// hold a body): it pushes no further in once there. ODE's hard contacts hold the body at
+  /// the layer under any press, so this bounds only what an unconverged dWorldQuickStep lets
+  /// the body sink. Contacts made soft (soft_cfm and soft_erp) give way under a press: set it
+  /// to how far such a surface should give (infinity: no bound), or the follower stops
+  /// pressing at this depth.
+  double press_depth = 0.001;
 };
 
 namespace detail {
@@ -47,7 +55,8 @@ class FollowerCore;
 /// Unobstructed and below its limits the body lands on every target pose like a kinematic
 /// one; obstructed it pushes with at most max_force and max_torque, and moves at most 1 mm a
 /// step further into what held it back (lately) than it moves now (so a contact that vanishes for a
-/// step does not let the whole force throw it in). A body held by other joints (not
+/// step does not let the whole force throw it in), and no deeper than press_depth into static
+/// geometry or a kinematic body. A body held by other joints (not
 /// contacts), whose needs cannot be predicted from its own mass, gets the limits spread
 /// equally over the world axes instead: never more than the limits, at least 58% of them in
 /// any direction. The body uses finite rotation mode. Owns its two ODE joints, never the body.

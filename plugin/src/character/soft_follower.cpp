@@ -50,7 +50,7 @@ public:
   FollowerCore(KinematicDriver& driver, dBodyID body, std::optional<TimedTrack> track,
                dBodyID ghost, const FollowSettings& s)
       : Controller(driver), body_(body), ghost_(ghost), track_(std::move(track)), offset_(s.offset),
-        max_force_(s.max_force), max_torque_(s.max_torque) {
+        max_force_(s.max_force), max_torque_(s.max_torque), press_depth_(s.press_depth) {
     const dWorldID world = driver.world();
     check_body(body, world, "body");
     if (dBodyIsKinematic(body)) {
@@ -64,6 +64,10 @@ public:
       }
     }
     check_limits(max_force_, max_torque_, "SoftFollower");
+    if (!(s.press_depth > 0.0)) {
+      throw PluginError("SoftFollower: press_depth must be positive (infinity allowed), got " +
+                        describe(s.press_depth));
+    }
     dBodySetFiniteRotationMode(body, 1);
     dBodySetFiniteRotationAxis(body, 0, 0, 0);
     dBodySetAutoDisableFlag(body, 0);
@@ -150,16 +154,16 @@ public:
     // Held back lately by something (a table it is pressed into, an object it squeezes) and
     // heading into it: along the normal of what held it, if nothing the body does moves it
     // (static geometry, or a kinematic body), no further into it this step than k_creep beyond
-    // where it was held (moved with the surface) and no more than k_creep deeper than dCollide
-    // finds the body in it now; if the body can move it (an object squeezed), no more than
-    // k_creep further than the body moves now (or, once out beyond where it was held, than at
-    // rest: a body the contacts threw off stops flying off). Across the normal, on the capture.
-    // Should the obstruction let go for a step (ODE's box-box collider finds two contacts or
-    // none at a depth of zero), the body moves k_creep into it instead of being thrown in by
-    // the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one step at 120 Hz). The
-    // depth also holds a hand that dWorldQuickStep's unconverged contacts let sink: relative to
-    // its own speed, the limit let each such step go k_creep faster into the table (a 0.2 kg
-    // hand, 20 iterations: 6 mm deep, and 19 mm on a tilted table).
+    // where it was held (moved with the surface) and no deeper than press_depth beyond the
+    // contact surface layer, by the depth dCollide finds the body in it now; if the body can move
+    // it (an object squeezed), no more than k_creep further than the body moves now (or, once out
+    // beyond where it was held, than at rest: a body the contacts threw off stops flying off).
+    // Across the normal, on the capture. Should the obstruction let go for a step (ODE's box-box
+    // collider finds two contacts or none at a depth of zero), the body moves k_creep into it
+    // instead of being thrown in by the whole limit (a 0.4 kg hand pressed with 60 N: 11 mm in one
+    // step at 120 Hz). The depth also holds a hand that dWorldQuickStep's unconverged contacts let
+    // sink: relative to its own speed, the limit let each such step go k_creep faster into the
+    // table (a 0.2 kg hand, 20 iterations: 6 mm deep, and 19 mm on a tilted table).
     Vec3 goal_v = want_v;
     if (held_time_left_ > 0.0) {
       const double out_beyond = dot(held_point_ - now.p, held_normal_);
@@ -170,8 +174,12 @@ public:
         // The contact just noted is this surface's (held_normal_ was taken from it).
         const std::optional<Touch> touch = noted ? noted : touching(body_, -held_normal_);
         if (touch && touch->unyielding && dot(touch->normal, -held_normal_) > k_same_surface) {
-          limit = std::fmin(limit, dot(touch->surface_velocity, held_normal_) +
-                                       (k_creep - touch->depth) / h);
+          // ODE's contacts push a body out only as far as the surface layer: aimed at a depth
+          // measured from the surface itself, a follower on a world with a 1 mm layer stopped
+          // pressing where the contacts hold it (0.4 kg at 60 N: 26 N instead of 38 N down).
+          const double aim =
+              dWorldGetContactSurfaceLayer(dBodyGetWorld(body_)) + press_depth_ - touch->depth;
+          limit = std::fmin(limit, dot(touch->surface_velocity, held_normal_) + aim / h);
         }
       } else {
         const double v_n = dot(v, held_normal_);
@@ -396,6 +404,7 @@ private:
   Pose offset_;
   double max_force_;
   double max_torque_;
+  double press_depth_;
   Pose target_;
   dJointID linear_ = nullptr;
   dJointID angular_ = nullptr;

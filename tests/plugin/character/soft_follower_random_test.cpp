@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace odemocap {
 namespace {
@@ -121,44 +122,86 @@ TEST(SoftFollower, AStepWhoseSolveFailedIsUndone) {
 constexpr double k_table_top = 0.75;
 const Vec3 k_hand_sides{0.1, 0.08, 0.03};
 
-/// A hand (0.4 kg by default) captured `depth` below the table top (so the follower presses it
-/// down with all it has), sliding at `speed` along `heading` for 1.5 s, turned `yaw` about the
-/// vertical; dWorldQuickStep with `iterations` (ODE's default 20) or dWorldStep, steps of `h`.
-/// Returns the deepest any corner went into the table (m) from `from` seconds on.
-double press_and_slide(double depth, double speed, double heading, double yaw, double max_torque,
-                       bool quick, double mass = 0.4, int iterations = 20, double h = k_h,
-                       double from = 0.0) {
+/// A hand captured `depth` below the table top (so the follower presses it down with all it
+/// has), sliding at `speed` along `heading` for 1.5 s, turned `yaw` about the vertical.
+struct Slide {
+  double depth = 0.03;
+  double speed = 0.5;
+  double heading = 0.0;
+  double yaw = 0.0;
+  double max_torque = 5.0;
+  bool quick = false; ///< dWorldQuickStep with `iterations` (ODE's default 20), or dWorldStep
+  double mass = 0.4;
+  int iterations = 20;
+  double h = k_h;
+  double from = 0.0;     ///< when measuring starts (s)
+  double layer = 0.0;    ///< the world's contact surface layer (m)
+  double soft_cfm = 0.0; ///< soft contacts when > 0 (OdeScene::soft_cfm)
+  double press_depth = FollowSettings{}.press_depth;
+};
+
+struct Pressed {
+  double deepest = 0.0; ///< the deepest any corner went into the table (m) from `from` on
+  double press = 0.0;   ///< the follower's mean force down from `from` on (N)
+};
+
+Pressed press_and_slide(const Slide& c) {
   OdeScene scene;
-  scene.quick = quick;
-  dWorldSetQuickStepNumIterations(scene.world, iterations);
+  scene.quick = c.quick;
+  dWorldSetQuickStepNumIterations(scene.world, c.iterations);
+  dWorldSetContactSurfaceLayer(scene.world, c.layer);
   scene.mu = 0.8;
+  scene.soft_cfm = c.soft_cfm;
   dGeomID table = dCreateBox(scene.space, 4.0, 4.0, 0.05);
   dGeomSetPosition(table, 0, 0, k_table_top - 0.025);
-  const Quat turn = from_axis_angle({0, 0, 1}, yaw);
-  const Vec3 along{std::cos(heading), std::sin(heading), 0};
+  const Quat turn = from_axis_angle({0, 0, 1}, c.yaw);
+  const Vec3 along{std::cos(c.heading), std::sin(c.heading), 0};
   const double rest = k_table_top + 0.5 * k_hand_sides.z;
   const auto capture = [&](double t) {
     const double down = std::fmin(1.0, t / 0.25); // settle onto the table, then press
-    const double slide = std::fmax(0.0, t - 0.25) * speed;
-    return Pose{Vec3{0, 0, rest + 0.01 - (0.01 + depth) * down} + slide * along, turn};
+    const double slide = std::fmax(0.0, t - 0.25) * c.speed;
+    return Pose{Vec3{0, 0, rest + 0.01 - (0.01 + c.depth) * down} + slide * along, turn};
   };
-  dBodyID hand = scene.box(k_hand_sides, mass, capture(0).p);
+  dBodyID hand = scene.box(k_hand_sides, c.mass, capture(0).p);
   set_body_pose(hand, capture(0));
   KinematicDriver driver(scene.world);
   FollowSettings settings;
   settings.max_force = 60;
-  settings.max_torque = max_torque;
-  SoftFollower follower(driver, hand, sampled_track("hand", h, 1.75, capture), settings);
-  double deepest = 0.0;
-  const int steps = static_cast<int>(std::lround(1.75 / h));
+  settings.max_torque = c.max_torque;
+  settings.press_depth = c.press_depth;
+  SoftFollower follower(driver, hand, sampled_track("hand", c.h, 1.75, capture), settings);
+  Pressed r;
+  int measured = 0;
+  const int steps = static_cast<int>(std::lround(1.75 / c.h));
   for (int i = 0; i < steps; ++i) {
-    driver.prestep(h);
-    scene.step(h);
-    if ((i + 1) * h >= from) {
-      deepest = std::fmax(deepest, k_table_top - test::lowest_corner(hand, k_hand_sides));
+    driver.prestep(c.h);
+    scene.step(c.h);
+    if ((i + 1) * c.h >= c.from) {
+      r.deepest = std::fmax(r.deepest, k_table_top - test::lowest_corner(hand, k_hand_sides));
+      r.press -= follower.feedback().force1.z;
+      ++measured;
     }
   }
-  return deepest;
+  r.press /= measured;
+  return r;
+}
+
+/// The deepest corner (m) of press_and_slide.
+double press_and_slide(double depth, double speed, double heading, double yaw, double max_torque,
+                       bool quick, double mass = 0.4, int iterations = 20, double h = k_h,
+                       double from = 0.0) {
+  Slide c;
+  c.depth = depth;
+  c.speed = speed;
+  c.heading = heading;
+  c.yaw = yaw;
+  c.max_torque = max_torque;
+  c.quick = quick;
+  c.mass = mass;
+  c.iterations = iterations;
+  c.h = h;
+  c.from = from;
+  return press_and_slide(c).deepest;
 }
 
 TEST(SoftFollowerRandomCases, AHandPressedIntoATableAndSlidingStaysOnIt) {
@@ -249,6 +292,92 @@ TEST(SoftFollowerRandomCases, APlainForcePressingALightBoxSinksIntoTheTableUnder
   }
   std::printf("  a plain 60 N press on the 0.2 kg box: %.1f mm into the table\n", 1000 * deepest);
   EXPECT_GT(deepest, 0.01);
+}
+
+/// The slides of the layer and soft-table tests: dWorldStep, 0.4 kg, 60 N, measured once down.
+std::vector<Slide> random_slides(unsigned seed, int count) {
+  Random random(seed);
+  std::vector<Slide> slides(static_cast<std::size_t>(count));
+  for (Slide& c : slides) {
+    c.depth = random.uniform(0.01, 0.05);
+    c.speed = random.uniform(0.2, 1.0);
+    c.heading = random.uniform(0, 2 * k_pi);
+    c.yaw = random.uniform(0, 2 * k_pi);
+    c.from = 0.5;
+  }
+  return slides;
+}
+
+// ODE's contacts push a body out only as far as the world's contact surface layer (1 mm is a
+// common setting): within it they stop a body without pushing it out. Until the thirty-third
+// session the follower aimed at 1 mm below the surface itself: with a 1 mm layer it stopped
+// pressing where the contacts held it (200 slides: 26.0 N down on average instead of 37.8 N), with
+// a 2 mm one it floated 1 mm deep (27.8 N). Truth: the same slide on the same table with no layer,
+// where dWorldStep's converged contacts hold the hand at the surface.
+TEST(SoftFollowerRandomCases, APressedHandPressesAsHardWhateverTheContactSurfaceLayer) {
+  double worst_ratio = 0.0;
+  double worst_depth = -INFINITY;
+  for (Slide c : random_slides(35, 12)) {
+    const Pressed flat = press_and_slide(c);
+    for (const double layer : {0.001, 0.002, 0.005}) {
+      c.layer = layer;
+      const Pressed r = press_and_slide(c);
+      worst_ratio = std::fmax(worst_ratio, std::fabs(r.press / flat.press - 1.0));
+      worst_depth = std::fmax(worst_depth, r.deepest - layer);
+      EXPECT_NEAR(r.press, flat.press, 0.03 * flat.press) << layer;
+      EXPECT_LE(r.deepest, layer + 1e-4) << layer; // held anywhere within the layer
+    }
+  }
+  std::printf("[ metric ] dWorldStep, surface layers of 1, 2 and 5 mm: the press differs from "
+              "the layer-free table's by %.2f%% at worst, the deepest corner %+.3f mm beyond the "
+              "layer at worst (12 random slides)\n",
+              100 * worst_ratio, 1000 * worst_depth);
+}
+
+// Why the layer matters, for comparison: a box pressed by a plain 60 N force onto a table in a
+// world with a 2 mm layer rests 2 mm deep (dWorldStep), so an aim measured from the surface (1 mm)
+// lies inside the layer, where no contact pushes back.
+TEST(SoftFollowerRandomCases, ODEHoldsAPressedBoxAtTheContactSurfaceLayerNotAtTheSurface) {
+  OdeScene scene;
+  dWorldSetContactSurfaceLayer(scene.world, 0.002);
+  dGeomID table = dCreateBox(scene.space, 4.0, 4.0, 0.05);
+  dGeomSetPosition(table, 0, 0, k_table_top - 0.025);
+  dBodyID box = scene.box(k_hand_sides, 0.4, {0, 0, k_table_top + 0.5 * k_hand_sides.z});
+  for (int i = 0; i < 240; ++i) {
+    dBodyAddForce(box, 0, 0, -60.0);
+    scene.step(k_h);
+  }
+  EXPECT_NEAR(k_table_top - test::lowest_corner(box, k_hand_sides), 0.002, 1e-5);
+}
+
+// Contacts made soft (soft_cfm 0.01 and soft_erp 0.2 at 120 Hz: 2400 N/m per contact) give way
+// under a press. With press_depth unbounded the hand presses into such a table as hard as into
+// a hard one (truth: the same slide on the hard table) and sinks as the springs let it; with
+// the default 1 mm it stops pushing there, which the README tells users of soft contacts.
+TEST(SoftFollowerRandomCases, OnASoftTableAHandPressesAsHardWhenItsPressDepthIsUnbounded) {
+  double worst_ratio = 0.0;
+  double shallowest = INFINITY;
+  double bounded_press = 0.0;
+  double bounded_depth = 0.0;
+  for (Slide c : random_slides(36, 12)) {
+    const Pressed hard = press_and_slide(c);
+    c.soft_cfm = 0.01;
+    const Pressed bounded = press_and_slide(c);
+    c.press_depth = INFINITY;
+    const Pressed soft = press_and_slide(c);
+    worst_ratio = std::fmax(worst_ratio, std::fabs(soft.press / hard.press - 1.0));
+    shallowest = std::fmin(shallowest, soft.deepest);
+    bounded_press = std::fmax(bounded_press, bounded.press / hard.press);
+    bounded_depth = std::fmax(bounded_depth, bounded.deepest);
+    EXPECT_NEAR(soft.press, hard.press, 0.03 * hard.press);
+    EXPECT_GT(soft.deepest, 0.003);
+    EXPECT_LT(bounded.press, 0.5 * hard.press);
+    EXPECT_LE(bounded.deepest, 0.001 + 1e-4);
+  }
+  std::printf("[ metric ] dWorldStep, soft contacts (2400 N/m each): press_depth unbounded, the "
+              "press differs from the hard table's by %.2f%% at worst, the hand %.2f mm deep at "
+              "least; the default 1 mm: at most %.0f%% of the press, %.2f mm deep\n",
+              100 * worst_ratio, 1000 * shallowest, 100 * bounded_press, 1000 * bounded_depth);
 }
 
 // A 0.4 kg hand captured 1-4 cm into a kinematic platform that moves at a random velocity (up

@@ -235,6 +235,8 @@ TEST(SoftFollower, InvalidUseIsRefusedWithAMessage) {
   nan_torque.max_torque = NAN;
   FollowSettings bad_rate;
   bad_rate.playback_rate = -1;
+  FollowSettings no_press;
+  no_press.press_depth = 0;
   const auto message = [&](auto make) { return test::error_message<PluginError>(make); };
   EXPECT_NE(message([&] { SoftFollower(driver, nullptr, track); }).find("body is null"),
             std::string::npos);
@@ -245,6 +247,8 @@ TEST(SoftFollower, InvalidUseIsRefusedWithAMessage) {
   EXPECT_NE(message([&] { SoftFollower(driver, body, track, nan_torque); }).find("nan"),
             std::string::npos);
   EXPECT_NE(message([&] { SoftFollower(driver, body, track, bad_rate); }).find("playback_rate"),
+            std::string::npos);
+  EXPECT_NE(message([&] { SoftFollower(driver, body, track, no_press); }).find("press_depth"),
             std::string::npos);
   EXPECT_NE(message([&] { SoftFollower(driver, body, body); }).find("itself"), std::string::npos);
   EXPECT_NE(message([&] { SoftFollower(driver, body, Track("empty")); }).find("no valid sample"),
