@@ -36,14 +36,73 @@ inline Capture load_cmu(const std::string& bvh_path) {
   return load_capture(bvh_path, load);
 }
 
-class CaptureScene {
+/// An ODE world, a hash space and a contact group, stepped with dWorldQuickStep; contacts
+/// (dContactApprox1, mu 0.8, up to 4 per pair) between geoms of which one at least is on a
+/// dynamic body.
+class BenchWorld {
 public:
-  CaptureScene(const std::string& bvh_path, int boxes, bool soft = false) {
+  BenchWorld() {
     dInitODE2(0);
     world = dWorldCreate();
     dWorldSetGravity(world, 0, 0, -9.81);
     space = dHashSpaceCreate(nullptr);
     contacts = dJointGroupCreate(0);
+  }
+  ~BenchWorld() {
+    dJointGroupDestroy(contacts);
+    dSpaceDestroy(space);
+    dWorldDestroy(world);
+    dCloseODE();
+  }
+  BenchWorld(const BenchWorld&) = delete;
+  BenchWorld& operator=(const BenchWorld&) = delete;
+
+  /// A dynamic box body with its geom in the space; mass in kg, sides and position in m.
+  dBodyID box(const Vec3& sides, double mass, const Vec3& at) {
+    dBodyID body = dBodyCreate(world);
+    dMass m;
+    dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
+    dBodySetMass(body, &m);
+    dBodySetPosition(body, at.x, at.y, at.z);
+    dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
+    return body;
+  }
+
+  void collide() { dSpaceCollide(space, this, &near); }
+  void step(double h) {
+    dWorldQuickStep(world, h);
+    dJointGroupEmpty(contacts);
+  }
+  void collide_and_step(double h) {
+    collide();
+    step(h);
+  }
+
+  dWorldID world;
+  dSpaceID space;
+  dJointGroupID contacts;
+
+private:
+  static bool dynamic(dBodyID b) { return b != nullptr && !dBodyIsKinematic(b); }
+  static void near(void* data, dGeomID a, dGeomID b) {
+    auto* scene = static_cast<BenchWorld*>(data);
+    dBodyID ba = dGeomGetBody(a), bb = dGeomGetBody(b);
+    if (!dynamic(ba) && !dynamic(bb)) {
+      return;
+    }
+    dContact c[4];
+    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      c[i].surface.mode = dContactApprox1;
+      c[i].surface.mu = 0.8;
+      dJointAttach(dJointCreateContact(scene->world, scene->contacts, &c[i]), ba, bb);
+    }
+  }
+};
+
+class CaptureScene : public BenchWorld {
+public:
+  CaptureScene(const std::string& bvh_path, int boxes, bool soft = false) {
     capture = load_cmu(bvh_path);
     driver = std::make_unique<KinematicDriver>(world);
     character = std::make_unique<Character>(world, space, capture);
@@ -72,60 +131,21 @@ public:
     const Vec3 centre = capture.track("Hips").position(0);
     const int side = static_cast<int>(std::ceil(std::sqrt(boxes)));
     for (int i = 0; i < boxes; ++i) {
-      dBodyID b = dBodyCreate(world);
-      dMass m;
-      dMassSetBoxTotal(&m, 0.3, 0.12, 0.12, 0.12);
-      dBodySetMass(b, &m);
-      dBodySetPosition(b, centre.x + 0.25 * (i % side - side / 2),
-                       centre.y + 0.25 * (i / side - side / 2), floor_z + 0.0601);
-      dGeomSetBody(dCreateBox(space, 0.12, 0.12, 0.12), b);
-      props.push_back(b);
+      props.push_back(box({0.12, 0.12, 0.12}, 0.3,
+                          {centre.x + 0.25 * (i % side - side / 2),
+                           centre.y + 0.25 * (i / side - side / 2), floor_z + 0.0601}));
     }
   }
   ~CaptureScene() {
     character.reset();
     driver.reset();
-    dJointGroupDestroy(contacts);
-    dSpaceDestroy(space);
-    dWorldDestroy(world);
-    dCloseODE();
   }
 
-  void collide() { dSpaceCollide(space, this, &near); }
-  void step(double h) {
-    dWorldQuickStep(world, h);
-    dJointGroupEmpty(contacts);
-  }
-  void collide_and_step(double h) {
-    collide();
-    step(h);
-  }
-
-  dWorldID world;
-  dSpaceID space;
-  dJointGroupID contacts;
   Capture capture;
   std::unique_ptr<KinematicDriver> driver;
   std::unique_ptr<Character> character;
   std::vector<KinematicDriver::BindingId> bindings; ///< every bone (kinematic) or the root
   std::vector<dBodyID> props;
-
-private:
-  static bool dynamic(dBodyID b) { return b != nullptr && !dBodyIsKinematic(b); }
-  static void near(void* data, dGeomID a, dGeomID b) {
-    auto* scene = static_cast<CaptureScene*>(data);
-    dBodyID ba = dGeomGetBody(a), bb = dGeomGetBody(b);
-    if (!dynamic(ba) && !dynamic(bb)) {
-      return;
-    }
-    dContact c[4];
-    const int n = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
-    for (int i = 0; i < n; ++i) {
-      c[i].surface.mode = dContactApprox1;
-      c[i].surface.mu = 0.8;
-      dJointAttach(dJointCreateContact(scene->world, scene->contacts, &c[i]), ba, bb);
-    }
-  }
 };
 
 } // namespace odemocap::bench

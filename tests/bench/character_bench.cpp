@@ -61,17 +61,12 @@ BENCHMARK(soft_vs_kinematic_character_step)
 /// captured 2 cm into a static table (`pressed`: every step held back by it, so each prestep
 /// finds the surface with dCollide against the table's space) or 5 cm above it, beside
 /// `props` 5 cm boxes resting on the table in a hash space; dWorldQuickStep, 20 iterations.
-class PressedHands {
+class PressedHands : public BenchWorld {
 public:
   PressedHands(int hands, int props, bool pressed) {
-    dInitODE2(0);
-    world_ = dWorldCreate();
-    dWorldSetGravity(world_, 0, 0, -9.81);
-    space_ = dHashSpaceCreate(nullptr);
-    contacts_ = dJointGroupCreate(0);
-    driver_ = std::make_unique<odemocap::KinematicDriver>(world_);
+    driver_ = std::make_unique<odemocap::KinematicDriver>(world);
     const double top = 0.75;
-    dGeomSetPosition(dCreateBox(space_, 40.0, 40.0, 0.05), 0, 0, top - 0.025);
+    dGeomSetPosition(dCreateBox(space, 40.0, 40.0, 0.05), 0, 0, top - 0.025);
     const int row = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(props))));
     for (int i = 0; i < props; ++i) { // on the far side of the table from the hands
       box({0.05, 0.05, 0.05}, 0.1, {-1.0 - 0.3 * (i % row), -0.3 * (i / row), top + 0.025});
@@ -97,18 +92,13 @@ public:
       followers_.emplace_back(*driver_, hand, track, settings);
     }
     for (int i = 0; i < 120; ++i) { // a second: the hands down on the table and sliding
-      step();
+      timed_step();
     }
   }
   ~PressedHands() {
     followers_.clear();
     driver_.reset();
-    dJointGroupDestroy(contacts_);
-    dSpaceDestroy(space_);
-    dWorldDestroy(world_);
   }
-  PressedHands(const PressedHands&) = delete;
-  PressedHands& operator=(const PressedHands&) = delete;
 
   /// Seconds of one step's parts.
   struct Times {
@@ -118,45 +108,19 @@ public:
   };
 
   /// A whole step: prestep, collision, dWorldQuickStep.
-  Times step() {
+  Times timed_step() {
     const Clock::time_point t0 = Clock::now();
     driver_->prestep(k_h);
     const Clock::time_point t1 = Clock::now();
-    dSpaceCollide(space_, this, &near);
+    collide();
     const Clock::time_point t2 = Clock::now();
-    dWorldQuickStep(world_, k_h);
+    dWorldQuickStep(world, k_h);
     const Clock::time_point t3 = Clock::now();
-    dJointGroupEmpty(contacts_);
+    dJointGroupEmpty(contacts);
     return {seconds(t0, t1), seconds(t1, t2), seconds(t2, t3)};
   }
 
 private:
-  dBodyID box(const odemocap::Vec3& sides, double mass, const odemocap::Vec3& at) {
-    dBodyID body = dBodyCreate(world_);
-    dMass m;
-    dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
-    dBodySetMass(body, &m);
-    dBodySetPosition(body, at.x, at.y, at.z);
-    dGeomSetBody(dCreateBox(space_, sides.x, sides.y, sides.z), body);
-    return body;
-  }
-
-  static void near(void* data, dGeomID a, dGeomID b) {
-    auto* scene = static_cast<PressedHands*>(data);
-    dBodyID ba = dGeomGetBody(a);
-    dBodyID bb = dGeomGetBody(b);
-    dContact contact[4];
-    const int n = dCollide(a, b, 4, &contact[0].geom, sizeof(dContact));
-    for (int i = 0; i < n; ++i) {
-      contact[i].surface.mode = dContactApprox1;
-      contact[i].surface.mu = 0.8;
-      dJointAttach(dJointCreateContact(scene->world_, scene->contacts_, &contact[i]), ba, bb);
-    }
-  }
-
-  dWorldID world_;
-  dSpaceID space_;
-  dJointGroupID contacts_;
   std::unique_ptr<odemocap::KinematicDriver> driver_;
   std::vector<odemocap::SoftFollower> followers_;
 };
@@ -183,11 +147,11 @@ void pressed_followers_prestep(benchmark::State& state) {
   for (auto _ : state) {
     PressedHands::Times p;
     if (pressed_first) {
-      p = pressed.step();
-      add(a_sum, in_air.step());
+      p = pressed.timed_step();
+      add(a_sum, in_air.timed_step());
     } else {
-      add(a_sum, in_air.step());
-      p = pressed.step();
+      add(a_sum, in_air.timed_step());
+      p = pressed.timed_step();
     }
     state.SetIterationTime(p.prestep);
     add(p_sum, p);
