@@ -144,6 +144,7 @@ struct Pressed {
   double deepest = 0.0; ///< the deepest any corner went into the table (m) from `from` on
   double press = 0.0;   ///< the follower's mean force down from `from` on (N)
   double depth = 0.0;   ///< the lowest corner's mean depth in the table from `from` on (m)
+  double force = 0.0;   ///< the mean size of the follower's force from `from` on (N)
 };
 
 Pressed press_and_slide(const Slide& c) {
@@ -180,11 +181,13 @@ Pressed press_and_slide(const Slide& c) {
     if ((i + 1) * c.h >= c.from) {
       r.deepest = std::fmax(r.deepest, k_table_top - test::lowest_corner(hand, k_hand_sides));
       r.press -= follower.feedback().force1.z;
+      r.force += norm(follower.feedback().force1);
       r.depth += k_table_top - test::lowest_corner(hand, k_hand_sides);
       ++measured;
     }
   }
   r.press /= measured;
+  r.force /= measured;
   r.depth /= measured;
   return r;
 }
@@ -355,17 +358,31 @@ TEST(SoftFollowerRandomCases, ODEHoldsAPressedBoxAtTheContactSurfaceLayerNotAtTh
 
 // Contacts made soft (soft_cfm 0.01 and soft_erp 0.2 at 120 Hz: by ODE's manual a spring of
 // kp = ERP / (h CFM) = 2400 N/m per contact) give way under a press. With press_depth unbounded
-// the hand presses into such a table as hard as into a hard one (truth: the same slide on the
-// hard table) and sinks as far as the springs compress under that press and its weight; with
-// the default 1 mm it stops pushing there, which the README tells users of soft contacts.
+// the hand pushes into such a table with its whole force (max_force, as on a hard table), presses
+// down as hard as on a hard one (truth: the same slides on the hard table) and sinks as far as the
+// springs compress under that press and its weight; with the default 1 mm it stops pushing there,
+// which the README tells users of soft contacts.
+//
+// One slide's press is not the hard table's to 3%: ODE's friction is limited on each of its two
+// directions alone, so a slide almost along one of them leaves the hand stuck across it while the
+// capture drifts on (1-2 cm a second), until the follower's sideways pull reaches mu N. The pull
+// comes out of the same 60 N, and how it builds up depends on how the hand settled: on 4800 random
+// slides the soft table's press was 0.9% of them more than 3% below the hard table's, at worst
+// 8.0%, all of them within 0.11 rad of a friction direction; the mean over twelve slides at worst
+// 1.1% (400 sets).
 constexpr double k_soft_cfm = 0.01;
 constexpr double k_soft_spring = 0.2 / (k_h * k_soft_cfm);
 
 TEST(SoftFollowerRandomCases, OnASoftTableAHandPressesAsHardWhenItsPressDepthIsUnbounded) {
   double worst_ratio = 0.0;
   double bounded_press = 0.0;
+  double bounded_force = 0.0;
   double bounded_depth = 0.0;
   double worst_spring = 0.0;
+  double least_force = INFINITY;
+  double hard_total = 0.0;
+  double soft_total = 0.0;
+  const double max_force = 60.0; // press_and_slide's
   for (Slide c : random_slides(36, 12)) {
     const Pressed hard = press_and_slide(c);
     c.soft_cfm = k_soft_cfm;
@@ -374,20 +391,30 @@ TEST(SoftFollowerRandomCases, OnASoftTableAHandPressesAsHardWhenItsPressDepthIsU
     const Pressed soft = press_and_slide(c);
     worst_ratio = std::fmax(worst_ratio, std::fabs(soft.press / hard.press - 1.0));
     bounded_press = std::fmax(bounded_press, bounded.press / hard.press);
+    bounded_force = std::fmax(bounded_force, bounded.force / max_force);
     bounded_depth = std::fmax(bounded_depth, bounded.deepest);
-    EXPECT_NEAR(soft.press, hard.press, 0.03 * hard.press);
+    least_force = std::fmin(least_force, std::fmin(soft.force, hard.force) / max_force);
+    hard_total += hard.press;
+    soft_total += soft.press;
+    EXPECT_NEAR(hard.force, max_force, 0.01 * max_force);
+    EXPECT_NEAR(soft.force, max_force, 0.01 * max_force);
+    EXPECT_NEAR(soft.press, hard.press, 0.10 * hard.press);
     // The springs' compression under the press and the weight, the box on its four corners.
     const double compressed = (soft.press + 9.81 * c.mass) / (4 * k_soft_spring);
     worst_spring = std::fmax(worst_spring, std::fabs(soft.depth / compressed - 1.0));
     EXPECT_NEAR(soft.depth, compressed, 0.05 * compressed);
+    EXPECT_LT(bounded.force, 0.5 * max_force);
     EXPECT_LT(bounded.press, 0.5 * hard.press);
     EXPECT_LE(bounded.deepest, 0.001 + 1e-4);
   }
+  EXPECT_NEAR(soft_total, hard_total, 0.03 * hard_total);
   std::printf("[ metric ] dWorldStep, soft contacts (2400 N/m each): press_depth unbounded, the "
-              "press differs from the hard table's by %.2f%% at worst, the mean depth from the "
-              "springs' compression by %.2f%%; the default 1 mm: at most %.0f%% of the press, "
-              "%.2f mm deep\n",
-              100 * worst_ratio, 100 * worst_spring, 100 * bounded_press, 1000 * bounded_depth);
+              "follower's force %.2f%% of its limit at least (the hard table's likewise), the "
+              "press %.2f%% from the hard table's over the 12 slides, %.2f%% at worst in one; the "
+              "mean depth from the springs' compression by %.2f%%; the default 1 mm: at most "
+              "%.0f%% of the force, %.0f%% of the press, %.2f mm deep\n",
+              100 * least_force, 100 * std::fabs(soft_total / hard_total - 1.0), 100 * worst_ratio,
+              100 * worst_spring, 100 * bounded_force, 100 * bounded_press, 1000 * bounded_depth);
 }
 
 // A 0.4 kg hand captured 1-4 cm into a kinematic platform that moves at a random velocity (up

@@ -153,9 +153,15 @@ StrikeRun strike(bool guarded, double bounce, double lift = 0.0, int count = 100
   std::vector<Ball> balls;
   const double reach = k_bat_r + k_ball_r;
   for (int i = 0; i < count; ++i) {
-    const double phase = rnd.uniform(0.8, 5.5); // clear of the bat's first pose
+    const double share = rnd.uniform(0.0, 1.0);
     const double axial = rnd.uniform(0.1, k_bat - k_bat_r - 0.01);
-    // Beside the bat's axis line at that phase, on the side it turns toward.
+    // Beside the bat's axis line at that phase, on the side it turns toward, clear of the bat's
+    // first pose: its side first touches the ball when the axis is asin(reach / rho) behind the
+    // ball's centre (rho from the pivot), which lies atan2(reach + 1 mm, axial) behind the
+    // phase. A fixed lower bound (0.8 rad) put balls within 12 cm of the pivot into the bat.
+    const double rho = std::hypot(axial, reach + 0.001);
+    const double first = std::atan2(reach + 0.001, axial) + std::asin(reach / rho) + 0.05;
+    const double phase = first + share * (5.5 - first);
     const Vec3 at = rotate(from_axis_angle({0, 0, 1}, phase), Vec3{axial, -reach - 0.001, 0}) +
                     Vec3{0, 0, k_bat_z + lift};
     dBodyID body = dBodyCreate(scene.world);
