@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace odemocap::test {
@@ -19,6 +21,14 @@ inline std::string shared_data(const std::string& relative) {
 
 inline std::string test_data(const std::string& relative) {
   return std::string(ODEMOCAP_TEST_DATA_DIR) + "/" + relative;
+}
+
+/// The whole of the file at `path` (empty when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 } // namespace odemocap::test

@@ -95,7 +95,9 @@ public:
   /// before the one that threw stay turned.
   void turn(const Quat& rotation);
 
-  /// The hierarchy and raw channels the capture was computed from (BVH), or nullptr.
+  /// The hierarchy the capture was computed from (BVH, ASF/AMC, MVNX, a Motive skeleton), or
+  /// nullptr. It keeps no rows of channels (Skeleton::motion is empty: the tracks hold the
+  /// poses); parse_bvh_skeleton() gives a BVH's.
   const Skeleton* skeleton() const& { return skeleton_ ? &*skeleton_ : nullptr; }
   void skeleton() && = delete;
   void set_skeleton(Skeleton skeleton) { skeleton_ = std::move(skeleton); }

@@ -1,6 +1,7 @@
 #pragma once
 /// Skeleton: a BVH hierarchy with its raw motion channels, and forward kinematics over it.
 
+#include <odemocap/error.hpp>
 #include <odemocap/pose.hpp>
 
 #include <cstddef>
@@ -42,16 +43,27 @@ struct Skeleton {
   /// Half a unit in the last decimal place the file wrote frame_time with (s; 0.0000005 for
   /// "0.008333"): how far the written value may be from the true one. 0 when not known.
   double frame_time_rounding = 0.0;
-  std::vector<double> motion;    ///< frame_count rows of channel_count values
+  /// frame_count rows of channel_count values, as parse_bvh_skeleton() gives them. Empty in the
+  /// skeleton of a loaded capture (Capture::skeleton()), whose tracks hold the poses: a BVH's
+  /// rows are let go as they are read (frame_count still counts them).
+  std::vector<double> motion;
 
-  /// Raw value of `channel` (column) in `frame`.
+  /// Raw value of `channel` (column) in `frame`; throws MocapError when `motion` holds no such
+  /// value (a loaded capture's skeleton holds none).
   double value(std::size_t frame, std::size_t channel) const {
+    if (channel >= channel_count || frame >= motion.size() / channel_count) {
+      throw MocapError("Skeleton::value: no channel " + std::to_string(channel) + " in frame " +
+                       std::to_string(frame) + " of " +
+                       std::to_string(channel_count == 0 ? 0 : motion.size() / channel_count) +
+                       " rows of " + std::to_string(channel_count) + " channels");
+    }
     return motion[frame * channel_count + channel];
   }
 };
 
 /// World poses of every joint (in the skeleton's order) at `frame`, in file units: `out` is
-/// resized to the joint count. Orientation is each joint frame's rotation to world.
+/// resized to the joint count. Orientation is each joint frame's rotation to world. Throws
+/// MocapError when `motion` has no row `frame` (a loaded capture's skeleton has none).
 void forward_kinematics(const Skeleton& skeleton, std::size_t frame, std::vector<Pose>& out);
 
 } // namespace odemocap

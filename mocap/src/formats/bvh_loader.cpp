@@ -9,8 +9,10 @@
 #include <odemocap/load.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <unordered_set>
 
@@ -213,16 +215,23 @@ void parse_hierarchy(TextScanner& scanner, Skeleton& skeleton) {
   }
 }
 
-/// MOTION's frame count, frame time and rows; returns the line of each frame's row. The rows
-/// are read to the end of the file: a count that disagrees with them is refused when `strict`,
-/// otherwise the rows win and `tolerated` says so. Nothing is allocated for the claimed count
-/// beyond what the remaining bytes can hold.
-std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
-                                      std::size_t text_size, bool strict,
-                                      std::vector<std::string>& tolerated) {
+/// What MOTION claims: the frame count and the line it is on.
+struct MotionHeader {
+  std::size_t claimed = 0;
+  std::size_t line = 0;
+  std::size_t room = 0; ///< the rows the bytes after the header can hold at most
+};
+
+/// MOTION's frame count and frame time (into the skeleton), up to the frame time. `text_size` is
+/// the size of the whole text (the file's, when the scanner reads its beginning only). A count
+/// the bytes after it cannot hold is refused when `strict`; nothing is allocated for more rows
+/// than `room`.
+MotionHeader parse_motion_header(TextScanner& scanner, Skeleton& skeleton, std::size_t text_size,
+                                 bool strict) {
+  MotionHeader header;
   scanner.skip_blank();
-  const std::size_t frames_line = scanner.line();
-  std::size_t line = frames_line, column = scanner.column();
+  header.line = scanner.line();
+  std::size_t line = header.line, column = scanner.column();
   std::string_view word = scanner.word();
   if (word == "Frames") {
     expect_word(scanner, ":", "after 'Frames'");
@@ -232,8 +241,7 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
   scanner.skip_spaces();
   column = scanner.column();
   word = scanner.word();
-  std::size_t claimed = 0;
-  if (!parse_count(word, claimed)) {
+  if (!parse_count(word, header.claimed)) {
     scanner.fail_at(line, column,
                     "the frame count must be a whole number >= 0, found " + quote(word));
   }
@@ -257,71 +265,155 @@ std::vector<std::size_t> parse_motion(TextScanner& scanner, Skeleton& skeleton,
     scanner.fail_at(line, column, "the frame time must be positive");
   }
   // Each value needs a digit and a separator: a claim the remaining bytes cannot hold is wrong.
-  const std::size_t remaining = text_size - scanner.offset();
+  const std::size_t remaining = text_size - std::min(text_size, scanner.offset());
   const std::size_t per_row = skeleton.channel_count == 0 ? 1 : 2 * skeleton.channel_count;
-  const std::size_t room = (remaining + 1) / per_row;
-  if (strict && claimed > room) {
-    scanner.fail_at(frames_line, 1,
-                    "Frames: " + std::to_string(claimed) + " claims rows of " +
+  header.room = (remaining + 1) / per_row;
+  if (strict && header.claimed > header.room) {
+    scanner.fail_at(header.line, 1,
+                    "Frames: " + std::to_string(header.claimed) + " claims rows of " +
                         std::to_string(skeleton.channel_count) + " values, but only " +
                         std::to_string(remaining) +
                         " bytes follow (the file is cut short or the count is wrong)");
   }
-  skeleton.motion.reserve(std::min(claimed, room) * skeleton.channel_count);
-  std::vector<std::size_t> lines;
-  lines.reserve(std::min(claimed, room));
-  for (std::size_t frame = 0;; ++frame) {
-    scanner.skip_blank();
-    if (scanner.at_end()) {
-      break;
-    }
-    if (strict && frame == claimed) {
-      scanner.fail("data continues after the " + std::to_string(claimed) +
-                   " frames that 'Frames:' announced");
-    }
-    lines.push_back(scanner.line());
-    const std::size_t row = skeleton.motion.size();
-    skeleton.motion.resize(row + skeleton.channel_count);
-    const std::size_t found = scanner.numbers_on_line(skeleton.motion.data() + row,
-                                                      skeleton.channel_count, "a channel value");
-    if (found < skeleton.channel_count) {
-      scanner.fail("expected " + std::to_string(skeleton.channel_count) +
-                   " values (the CHANNELS total), found " + std::to_string(found));
-    }
-    if (!scanner.at_line_end()) {
-      const std::size_t extra = scanner.column();
-      scanner.fail_at(scanner.line(), extra,
-                      "more than " + std::to_string(skeleton.channel_count) +
-                          " values (the CHANNELS total) on this line: " + quote(scanner.word()));
-    }
-    scanner.next_line();
-  }
-  skeleton.frame_count = lines.size();
-  if (skeleton.frame_count < claimed && strict) {
-    scanner.fail("the file ends after " + std::to_string(skeleton.frame_count) + " of the " +
-                 std::to_string(claimed) + " frames that 'Frames:' announced");
-  }
-  if (skeleton.frame_count != claimed) {
-    tolerated.push_back("'Frames: " + std::to_string(claimed) + "' (line " +
-                        std::to_string(frames_line) + ") disagrees with the " +
-                        std::to_string(skeleton.frame_count) +
-                        " data rows; the rows were loaded (LoadOptions::strict refuses this)");
-  }
-  if (skeleton.frame_count == 0) {
-    scanner.fail("MOTION has no data rows");
-  }
-  return lines;
+  return header;
 }
 
-/// The skeleton and the line of each frame's row (for errors found later, in kinematics).
-Skeleton parse_skeleton(std::string_view text, std::string_view source, bool strict,
-                        std::vector<std::size_t>& frame_lines,
-                        std::vector<std::string>& tolerated) {
-  TextScanner scanner(text, source);
-  Skeleton skeleton;
-  parse_hierarchy(scanner, skeleton);
-  frame_lines = parse_motion(scanner, skeleton, text.size(), strict, tolerated);
-  return skeleton;
+/// The motion's rows one at a time, from where the scanner that read MOTION's header stopped:
+/// from the text it reads, or, when that is only the beginning of a file, on from the file a
+/// piece of whole lines at a time (so that the motion, most of a file, is never in memory whole).
+/// A count of rows that disagrees with the header's claim is refused when `strict`.
+class MotionRows {
+public:
+  /// The rows of the text `scanner` reads.
+  MotionRows(const TextScanner& scanner, const Skeleton& skeleton, const MotionHeader& header,
+             bool strict)
+      : scanner_(scanner), channels_(skeleton.channel_count), claimed_(header.claimed),
+        strict_(strict) {}
+
+  /// The rows of a file: `scanner` reads `head`, its first bytes up to the end of a line, and
+  /// `rest` (the bytes of a line cut short there) and then `in` go on from them.
+  MotionRows(const TextScanner& scanner, std::string head, std::string rest, std::istream& in,
+             const Skeleton& skeleton, const MotionHeader& header, bool strict)
+      : scanner_(scanner), channels_(skeleton.channel_count), claimed_(header.claimed),
+        strict_(strict), in_(&in), carry_(std::move(rest)) {
+    // The cursor's line and what follows it are kept; what came before is let go.
+    head.erase(0, scanner.line_start());
+    buffer_ = std::move(head);
+    scanner_ = TextScanner(buffer_, scanner.source(), scanner.line(),
+                           scanner.offset() - scanner.line_start());
+  }
+
+  MotionRows(const MotionRows&) = delete;
+  MotionRows& operator=(const MotionRows&) = delete;
+
+  /// Reads the next row into `row` (the CHANNELS total of values) and gives its line; false
+  /// after the last row.
+  bool next(double* row, std::size_t& line) {
+    for (;;) {
+      scanner_.skip_blank();
+      if (!scanner_.at_end()) {
+        break;
+      }
+      if (!read_piece()) {
+        return false;
+      }
+    }
+    if (strict_ && count_ == claimed_) {
+      scanner_.fail("data continues after the " + std::to_string(claimed_) +
+                    " frames that 'Frames:' announced");
+    }
+    line = scanner_.line();
+    const std::size_t found = scanner_.numbers_on_line(row, channels_, "a channel value");
+    if (found < channels_) {
+      scanner_.fail("expected " + std::to_string(channels_) +
+                    " values (the CHANNELS total), found " + std::to_string(found));
+    }
+    if (!scanner_.at_line_end()) {
+      const std::size_t extra = scanner_.column();
+      scanner_.fail_at(scanner_.line(), extra,
+                       "more than " + std::to_string(channels_) +
+                           " values (the CHANNELS total) on this line: " + quote(scanner_.word()));
+    }
+    scanner_.next_line();
+    ++count_;
+    return true;
+  }
+
+  /// The rows read so far.
+  std::size_t count() const { return count_; }
+  /// The scanner, at the end of the text once next() has returned false.
+  const TextScanner& scanner() const { return scanner_; }
+
+private:
+  static constexpr std::size_t k_piece = std::size_t{256} << 10;
+
+  /// The file's next piece, from the line the last one cut short to the end of the last line
+  /// read whole (or of the file); false at the file's end.
+  bool read_piece() {
+    if (in_ == nullptr || ended_) {
+      return false;
+    }
+    const std::size_t line = scanner_.line();
+    std::string piece = std::move(carry_);
+    carry_.clear();
+    for (;;) {
+      const std::size_t before = piece.size();
+      piece.resize(before + k_piece);
+      in_->read(piece.data() + before, static_cast<std::streamsize>(k_piece));
+      const auto got = static_cast<std::size_t>(std::max<std::streamsize>(in_->gcount(), 0));
+      piece.resize(before + got);
+      if (got < k_piece) {
+        if (in_->bad()) {
+          scanner_.fail("the file could not be read on from here");
+        }
+        ended_ = true;
+        break;
+      }
+      const std::size_t end = piece.rfind('\n');
+      if (end != std::string::npos) {
+        carry_ = piece.substr(end + 1);
+        piece.resize(end + 1);
+        break;
+      }
+    }
+    if (piece.empty()) {
+      return false;
+    }
+    buffer_ = std::move(piece);
+    scanner_ = TextScanner(buffer_, scanner_.source(), line, 0);
+    return true;
+  }
+
+  TextScanner scanner_;
+  std::size_t channels_;
+  std::size_t claimed_;
+  bool strict_;
+  std::size_t count_ = 0;
+  std::istream* in_ = nullptr;
+  bool ended_ = false;
+  std::string buffer_; ///< the piece of the file the scanner reads
+  std::string carry_;  ///< the start of the line the piece cut short
+};
+
+/// After the last row: the count against the claim (refused when `strict`, else a note in
+/// `tolerated`), and a motion without rows refused.
+void check_row_count(const MotionRows& rows, const MotionHeader& header, bool strict,
+                     std::vector<std::string>& tolerated) {
+  const std::size_t count = rows.count();
+  const TextScanner& scanner = rows.scanner();
+  if (count < header.claimed && strict) {
+    scanner.fail("the file ends after " + std::to_string(count) + " of the " +
+                 std::to_string(header.claimed) + " frames that 'Frames:' announced");
+  }
+  if (count != header.claimed) {
+    tolerated.push_back("'Frames: " + std::to_string(header.claimed) + "' (line " +
+                        std::to_string(header.line) + ") disagrees with the " +
+                        std::to_string(count) +
+                        " data rows; the rows were loaded (LoadOptions::strict refuses this)");
+  }
+  if (count == 0) {
+    scanner.fail("MOTION has no data rows");
+  }
 }
 
 /// Joints whose position channels hold absolute positions: their OFFSET, the rest position,
@@ -433,9 +525,21 @@ std::vector<std::string> resolve_root_positions(Skeleton& skeleton, BvhRootPosit
 } // namespace
 
 Skeleton parse_bvh_skeleton(std::string_view text, std::string_view source) {
-  std::vector<std::size_t> frame_lines;
+  TextScanner scanner(text, source);
+  Skeleton skeleton;
+  parse_hierarchy(scanner, skeleton);
+  const MotionHeader header = parse_motion_header(scanner, skeleton, text.size(), false);
+  MotionRows rows(scanner, skeleton, header, false);
+  skeleton.motion.reserve(std::min(header.claimed, header.room) * skeleton.channel_count);
+  std::vector<double> row(skeleton.channel_count);
+  std::size_t line = 0;
+  while (rows.next(row.data(), line)) {
+    skeleton.motion.insert(skeleton.motion.end(), row.begin(), row.end());
+  }
   std::vector<std::string> tolerated;
-  return parse_skeleton(text, source, false, frame_lines, tolerated);
+  check_row_count(rows, header, false, tolerated);
+  skeleton.frame_count = rows.count();
+  return skeleton;
 }
 
 /// The number in a motion row most likely to have made a sample absurd: the channel value of
@@ -521,59 +625,49 @@ std::string_view line_of(std::string_view text, std::size_t line) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
-/// What the text gave: the skeleton with its channels, and the line of each frame's row.
-struct ParsedBvh {
-  Skeleton skeleton;
-  std::vector<std::size_t> frame_lines;
-  CaptureInfo info;
-};
-
-ParsedBvh parse_text(std::string_view text, std::string_view source, const LoadOptions& options) {
-  detail::check_options(options, source);
-  ParsedBvh parsed;
-  parsed.skeleton =
-      parse_skeleton(text, source, options.strict, parsed.frame_lines, parsed.info.tolerated);
-  return parsed;
-}
-
-/// The capture from the parsed text (which need not be kept: forward kinematics reads the
-/// channels). `row_of(line)` gives a line of the text again for an error found in kinematics.
+/// The capture from the rows that follow MOTION's header, read a block of frames at a time:
+/// each block's forward kinematics fills every track, and then it is let go, so that the rows
+/// of the motion are never all in memory. `row_of(line)` gives a line of the text again, for an
+/// error found in kinematics.
 template <class RowOf>
-Capture build_capture(ParsedBvh parsed, std::string_view source, const LoadOptions& options,
-                      const RowOf& row_of) {
-  Skeleton& skeleton = parsed.skeleton;
-  const std::vector<std::size_t>& frame_lines = parsed.frame_lines;
-  CaptureInfo& info = parsed.info;
-  info.notes = info.tolerated;
-  for (std::string& note : resolve_root_positions(skeleton, options.bvh_root_positions)) {
-    info.notes.push_back(std::move(note));
+Capture build_capture(Skeleton skeleton, const MotionHeader& header, MotionRows& rows,
+                      std::string_view source, const LoadOptions& options, const RowOf& row_of) {
+  // The skeleton's motion holds the block's rows only (its frame_count their number), which
+  // the kinematics and the rules that look at the first frame read.
+  constexpr std::size_t k_block_frames = 32;
+  std::vector<std::size_t> lines(k_block_frames);
+  const auto read_block = [&]() {
+    skeleton.motion.resize(k_block_frames * skeleton.channel_count);
+    std::size_t count = 0;
+    while (count < k_block_frames &&
+           rows.next(skeleton.motion.data() + count * skeleton.channel_count, lines[count])) {
+      ++count;
+    }
+    skeleton.frame_count = count;
+    return count;
+  };
+  CaptureInfo info;
+  std::size_t count = read_block();
+  if (count == 0) {
+    check_row_count(rows, header, options.strict, info.tolerated); // refuses
   }
+  std::vector<std::string> notes = resolve_root_positions(skeleton, options.bvh_root_positions);
 
   info.source = std::string(source);
   info.format = "bvh";
-  info.frame_rate = nominal_rate(skeleton, info.notes);
+  info.frame_rate = nominal_rate(skeleton, notes);
   double inferred = 0.0; // BVH declares no unit
   if (options.to_metres && options.unit_in_metres == 0.0) {
     const detail::UnitGuess guess = detail::infer_skeleton_unit(skeleton);
     inferred = guess.metres;
     info.length_unit = guess.name;
-    info.notes.push_back(guess.note);
+    notes.push_back(guess.note);
   }
-  // The BVH convention is Y up; exporters from Z-up tools write Z up: the motion tells (the
-  // head above the feet over the frames), else the rest pose.
-  Axis up = Axis::Y;
-  bool down = false;
-  std::string up_note;
-  if (detail::infer_motion_up(skeleton, up, down, up_note) ||
-      detail::infer_skeleton_up(skeleton, up, down, up_note)) {
-    info.up_axis_source = "inferred";
-    if (up != Axis::Y || down) {
-      info.notes.push_back(up_note + " (not the BVH convention, +Y)" +
-                           (down ? "; the data is turned half a turn so it points up" : ""));
-    }
-  }
-  const detail::PoseConversion conversion =
-      detail::make_conversion(options, up, 0.0, info, inferred, down);
+  // The up axis comes from the motion, known once every row is read: the tracks are filled in
+  // the file's axes, scaled only, and turned at the end (up_conversion() below).
+  const detail::PoseConversion conversion{
+      detail::make_conversion(options, Axis::Y, 0.0, info, inferred).scale, Quat{}};
+  detail::MotionUp motion_up(skeleton);
 
   const detail::TrackSelection selection(options.tracks);
   std::vector<std::string> names;
@@ -588,27 +682,28 @@ Capture build_capture(ParsedBvh parsed, std::string_view source, const LoadOptio
     if (selection.keep(joint.name)) {
       joint_of_track.push_back(j);
       tracks.emplace_back(joint.name);
-      tracks.back().reserve(skeleton.frame_count);
+      tracks.back().reserve(std::min(header.claimed, header.room));
     }
   }
   selection.check_found(names, source);
 
-  // Only the kept tracks' joints and their ancestors are computed (not End Sites and
-  // unselected leaves).
-  const std::vector<bool> needed = detail::with_ancestors(skeleton, joint_of_track);
-  // Forward kinematics a block of frames at a time, every track filled from each block.
-  constexpr std::size_t k_block_frames = 32;
+  // Only the kept tracks' joints, the joints the up axis is told from and their ancestors are
+  // computed (not End Sites and unselected leaves).
+  std::vector<bool> needed = detail::with_ancestors(skeleton, joint_of_track);
+  for (std::size_t j = 0; j < needed.size(); ++j) {
+    needed[j] = needed[j] || motion_up.needed()[j];
+  }
   detail::KinematicsBlock block;
   std::vector<double> times(k_block_frames);
   std::vector<Vec3> positions(k_block_frames);
   std::vector<Quat> orientations(k_block_frames);
-  for (std::size_t first = 0; first < skeleton.frame_count; first += k_block_frames) {
-    const std::size_t count = std::min(k_block_frames, skeleton.frame_count - first);
-    block.compute(skeleton, first, count, needed);
+  for (std::size_t first = 0; count > 0; first += count, count = read_block()) {
+    block.compute(skeleton, 0, count, needed);
+    motion_up.add(block, count);
     for (std::size_t f = 0; f < count; ++f) {
       times[f] = static_cast<double>(first + f) * skeleton.frame_time;
     }
-    std::size_t refused_frame = skeleton.frame_count;
+    std::size_t refused = count; // the block's frame
     std::string refusal;
     for (std::size_t k = 0; k < tracks.size(); ++k) {
       block.copy(joint_of_track[k], positions.data(), orientations.data());
@@ -628,18 +723,18 @@ Capture build_capture(ParsedBvh parsed, std::string_view source, const LoadOptio
         tracks[k].append(times.data(), positions.data(), orientations.data(), count);
       } catch (const MocapError& e) {
         // The earliest frame any track refuses (the first track's at that frame) is reported.
-        if (tracks[k].size() < refused_frame) {
-          refused_frame = tracks[k].size();
+        if (tracks[k].size() - first < refused) {
+          refused = tracks[k].size() - first;
           refusal = e.what();
         }
       }
     }
-    if (refused_frame < skeleton.frame_count) {
+    if (refused < count) {
       // Finite but absurd values (offsets near 1e308) overflow in forward kinematics, or give
       // positions beyond the plausible: point at the number in the file that did it.
-      const std::size_t frame = refused_frame;
-      const Culprit c = culprit(skeleton, row_of(frame_lines[frame]), frame);
-      throw LoadError(std::string(source), frame_lines[frame], c.column,
+      const std::size_t frame = first + refused;
+      const Culprit c = culprit(skeleton, row_of(lines[refused]), refused);
+      throw LoadError(std::string(source), lines[refused], c.column,
                       "frame " + std::to_string(frame) + ": " +
                           (c.text.empty() ? std::string()
                                           : "'" + c.text + "' (" + c.channel + " of '" + c.joint +
@@ -647,34 +742,100 @@ Capture build_capture(ParsedBvh parsed, std::string_view source, const LoadOptio
                           refusal);
     }
   }
+  check_row_count(rows, header, options.strict, info.tolerated);
+  info.notes = info.tolerated;
+  info.notes.insert(info.notes.end(), notes.begin(), notes.end());
+
+  // The BVH convention is Y up; exporters from Z-up tools write Z up: the motion tells (the
+  // head above the feet over the frames), else the rest pose.
+  Axis up = Axis::Y;
+  bool down = false;
+  std::string up_note;
+  if (motion_up.infer(up, down, up_note) ||
+      detail::infer_skeleton_up(skeleton, up, down, up_note)) {
+    info.up_axis_source = "inferred";
+    if (up != Axis::Y || down) {
+      info.notes.push_back(up_note + " (not the BVH convention, +Y)" +
+                           (down ? "; the data is turned half a turn so it points up" : ""));
+    }
+  }
+  const Quat turn = detail::up_conversion(options, up, down, info);
+  // The capture keeps the hierarchy; its rows are in its tracks (parse_bvh_skeleton() gives
+  // them as the file has them).
+  skeleton.frame_count = rows.count();
+  std::vector<double>().swap(skeleton.motion);
   Capture capture(std::move(info));
   for (Track& track : tracks) {
     capture.add_track(std::move(track));
+  }
+  if (turn.w != 1.0) {
+    capture.turn(turn);
   }
   capture.set_skeleton(std::move(skeleton));
   return capture;
 }
 
+/// The hierarchy and MOTION's header from `scanner`, which reads the file's beginning.
+Skeleton parse_head(TextScanner& scanner, std::size_t size, const LoadOptions& options,
+                    MotionHeader& header) {
+  Skeleton skeleton;
+  parse_hierarchy(scanner, skeleton);
+  header = parse_motion_header(scanner, skeleton, size, options.strict);
+  return skeleton;
+}
+
 } // namespace
 
 Capture parse_bvh(std::string_view text, std::string_view source, const LoadOptions& options) {
-  return build_capture(parse_text(text, source, options), source, options,
+  detail::check_options(options, source);
+  TextScanner scanner(text, source);
+  MotionHeader header;
+  Skeleton skeleton = parse_head(scanner, text.size(), options, header);
+  MotionRows rows(scanner, skeleton, header, options.strict);
+  return build_capture(std::move(skeleton), header, rows, source, options,
                        [text](std::size_t line) { return line_of(text, line); });
 }
 
 namespace detail {
 
-Capture load_bvh_file(std::string text, const std::string& path, const LoadOptions& options) {
-  ParsedBvh parsed = parse_text(text, path, options);
-  // The channels hold every number of the motion now: the text (as large as they are) is let
-  // go before the tracks, about three times as large again, are filled.
-  std::string().swap(text);
-  std::string row; // an error's line, read from the file again
-  return build_capture(std::move(parsed), path, options, [&](std::size_t line) {
-    std::ifstream in(path, std::ios::binary);
-    for (std::size_t l = 1; l <= line && std::getline(in, row); ++l) {
+Capture load_bvh_file(std::string head, std::size_t size, const std::string& path,
+                      const LoadOptions& options) {
+  if (head.size() == size) {
+    return parse_bvh(head, path, options);
+  }
+  // The hierarchy and the header are read from the file's beginning, cut at the end of its last
+  // whole line; the rows from there on, a piece at a time.
+  const std::size_t cut = head.rfind('\n');
+  std::string rest = cut == std::string::npos ? std::string() : head.substr(cut + 1);
+  bool whole = cut == std::string::npos;
+  Skeleton skeleton;
+  MotionHeader header;
+  TextScanner scanner(std::string_view(head).substr(0, cut + 1), path);
+  if (!whole) {
+    detail::check_options(options, path);
+    try {
+      skeleton = parse_head(scanner, size, options, header);
+    } catch (const LoadError&) {
+      whole = true; // a hierarchy longer than the beginning (or broken: read whole, it says where)
     }
-    if (!in) {
+  }
+  if (whole) {
+    read_on(path, head, size);
+    return parse_bvh(head, path, options);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw LoadError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+  }
+  in.seekg(static_cast<std::streamoff>(head.size()));
+  head.resize(cut + 1);
+  MotionRows rows(scanner, std::move(head), std::move(rest), in, skeleton, header, options.strict);
+  std::string row; // an error's line, read from the file again
+  return build_capture(std::move(skeleton), header, rows, path, options, [&](std::size_t line) {
+    std::ifstream again(path, std::ios::binary);
+    for (std::size_t l = 1; l <= line && std::getline(again, row); ++l) {
+    }
+    if (!again) {
       row.clear(); // changed since: the error names the frame and its line only
     }
     return std::string_view(row);

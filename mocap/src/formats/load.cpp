@@ -60,7 +60,10 @@ std::size_t checked_size(const std::string& path, std::size_t max_bytes) {
   return static_cast<std::size_t>(size);
 }
 
-/// Extends `text`, the first text.size() bytes of the file at `path`, to its first `count`.
+} // namespace
+
+namespace detail {
+
 void read_on(const std::string& path, std::string& text, std::size_t count) {
   if (count == text.size() && !text.empty()) {
     return; // read whole already (an empty file is still opened: its error is the one to give)
@@ -80,6 +83,12 @@ void read_on(const std::string& path, std::string& text, std::size_t count) {
                         " bytes: the file changed or failed");
   }
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::read_on;
 
 /// The first `count` bytes of the file.
 std::string read_prefix(const std::string& path, std::size_t count) {
@@ -316,12 +325,15 @@ Capture load_capture(const std::string& path, const LoadOptions& options) {
       }
     }
   }
+  // A BVH's motion, most of it, is read on a piece at a time as its rows are used.
+  if (options.format == Format::Bvh ||
+      (options.format == Format::Auto && head.find("HIERARCHY") != std::string::npos &&
+       detect_format(head, path) == Format::Bvh)) {
+    return detail::load_bvh_file(std::move(head), size, path, options);
+  }
   std::string text = std::move(head);
   read_on(path, text, size);
   const auto with_skeleton = [&](Format format) {
-    if (format == Format::Bvh) {
-      return detail::load_bvh_file(std::move(text), path, options);
-    }
     if (format != Format::AsfAmc || !options.skeleton_file.empty()) {
       return parse_as(format, text, path, options);
     }

@@ -107,9 +107,15 @@ void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, C
 /// only .asf in its directory. Throws LoadError naming what was looked for.
 std::string find_asf_for(const std::string& amc_path);
 
-/// load_capture()'s BVH path: `text` is the whole file, let go once its channels are read and
-/// before the tracks are filled (a line is read again from `path` for an error found then).
-Capture load_bvh_file(std::string text, const std::string& path, const LoadOptions& options);
+/// Extends `text`, the first text.size() bytes of the file at `path`, to its first `count`.
+void read_on(const std::string& path, std::string& text, std::size_t count);
+
+/// load_capture()'s BVH path: `head` is the file's beginning (all of it when it is `size`
+/// bytes long); the motion's rows are read on from the file a piece at a time, and each block
+/// of them let go once its frames are in the tracks (a line is read again from `path` for an
+/// error found in kinematics). A hierarchy longer than `head` is read from the whole file.
+Capture load_bvh_file(std::string head, std::size_t size, const std::string& path,
+                      const LoadOptions& options);
 
 /// load_capture()'s C3D path: the file read a window at a time (the data section is never in
 /// memory whole). `size` is the file's size, already checked against LoadOptions::max_file_bytes.

@@ -18,6 +18,10 @@ TextScanner::TextScanner(std::string_view text, std::string_view source)
   }
 }
 
+TextScanner::TextScanner(std::string_view text, std::string_view source, std::size_t line,
+                         std::size_t offset)
+    : text_(text), source_(source), pos_(offset), line_(line) {}
+
 void TextScanner::skip_spaces() {
   while (pos_ < text_.size() &&
          (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) {

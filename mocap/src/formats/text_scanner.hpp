@@ -12,12 +12,18 @@ class TextScanner {
 public:
   /// Skips a UTF-8 byte order mark at the start.
   TextScanner(std::string_view text, std::string_view source);
+  /// Text that goes on from earlier text (the next piece of a file read a piece at a time):
+  /// `text` starts a line, line number `line` of the source, and the cursor is `offset` bytes
+  /// into it.
+  TextScanner(std::string_view text, std::string_view source, std::size_t line, std::size_t offset);
 
   bool at_end() const { return pos_ >= text_.size(); }
   std::size_t offset() const { return pos_; }
   /// The text from offset `from` to the cursor.
   std::string_view since(std::size_t from) const { return text_.substr(from, pos_ - from); }
   std::size_t line() const { return line_; }
+  /// Offset of the start of the cursor's line.
+  std::size_t line_start() const { return line_start_; }
   /// 1-based byte column of the cursor.
   std::size_t column() const { return pos_ - line_start_ + 1; }
   std::string_view source() const { return source_; }

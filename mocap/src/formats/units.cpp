@@ -206,9 +206,8 @@ const char* axis_letter(Axis axis) {
   return axis == Axis::X ? "X" : axis == Axis::Y ? "Y" : "Z";
 }
 
-bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note) {
+MotionUp::MotionUp(const Skeleton& skeleton) {
   int head = -1;
-  std::vector<std::size_t> feet;
   for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
     const Joint& joint = skeleton.joints[j];
     if (joint.end_site) {
@@ -219,34 +218,47 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
       head = static_cast<int>(j);
     } else if (name.find("foot") != std::string::npos || name.find("toe") != std::string::npos ||
                name.find("ankle") != std::string::npos) {
-      feet.push_back(j);
+      feet_.push_back(j);
     }
   }
-  if (head < 0 || skeleton.frame_count == 0) {
-    return false;
+  if (head < 0) {
+    needed_.assign(skeleton.joints.size(), false);
+    return;
   }
-  if (feet.empty()) {
+  head_ = static_cast<std::size_t>(head);
+  head_name_ = skeleton.joints[head_].name;
+  if (feet_.empty()) {
     int root = head;
     while (skeleton.joints[static_cast<std::size_t>(root)].parent >= 0) {
       root = skeleton.joints[static_cast<std::size_t>(root)].parent;
     }
-    feet.push_back(static_cast<std::size_t>(root));
+    feet_.push_back(static_cast<std::size_t>(root));
   }
-  // Only the head, the feet and their ancestors are computed.
-  std::vector<std::size_t> ends = feet;
-  ends.push_back(static_cast<std::size_t>(head));
-  const std::vector<bool> needed = with_ancestors(skeleton, ends);
-  const std::size_t samples = std::min<std::size_t>(skeleton.frame_count, 32);
+  std::vector<std::size_t> ends = feet_;
+  ends.push_back(head_);
+  needed_ = with_ancestors(skeleton, ends);
+}
+
+void MotionUp::add(const KinematicsBlock& block, std::size_t count) {
+  if (head_name_.empty()) {
+    return;
+  }
+  for (std::size_t f = 0; f < count; ++f) {
+    Vec3 low;
+    for (std::size_t foot : feet_) {
+      low = low + block.pose(foot, f).p * (1.0 / static_cast<double>(feet_.size()));
+    }
+    ups_.push_back(block.pose(head_, f).p - low);
+  }
+}
+
+bool MotionUp::infer(Axis& axis, bool& negative, std::string& note) const {
+  const std::size_t frames = ups_.size();
+  const std::size_t samples = std::min<std::size_t>(frames, 32);
   std::vector<Vec3> ups;
-  KinematicsBlock world;
   Vec3 sum;
   for (std::size_t k = 0; k < samples; ++k) {
-    world.compute(skeleton, k * skeleton.frame_count / samples, 1, needed);
-    Vec3 low;
-    for (std::size_t f : feet) {
-      low = low + world.pose(f, 0).p * (1.0 / static_cast<double>(feet.size()));
-    }
-    const Vec3 up = world.pose(static_cast<std::size_t>(head), 0).p - low;
+    const Vec3 up = ups_[k * frames / samples];
     const double n = norm(up);
     if (!(n > 0.0) || !std::isfinite(n)) {
       continue;
@@ -273,9 +285,8 @@ bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::
   char percent[16];
   std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * share);
   note = std::string("up axis inferred from the motion: ") + (negative ? "-" : "+") +
-         axis_letter(axis) + ", the direction from the feet to '" +
-         skeleton.joints[static_cast<std::size_t>(head)].name + "' in " + percent + " of " +
-         std::to_string(ups.size()) + " frames";
+         axis_letter(axis) + ", the direction from the feet to '" + head_name_ + "' in " + percent +
+         " of " + std::to_string(ups.size()) + " frames";
   return true;
 }
 

@@ -33,11 +33,32 @@ UnitGuess infer_skeleton_unit(const Skeleton& skeleton);
 /// skeleton has no head joint or it sits on the root.
 bool infer_skeleton_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
 
+class KinematicsBlock;
+
 /// The file's up axis from the motion: the dominant axis (and sign) from the feet (joints named
 /// foot, toe or ankle; the root when there are none) to the head, summed over up to 32 frames
-/// spread over the capture. False when there is no head, no frame, or no axis holds in at
-/// least 80% of the frames; `note` gives the axis and that share.
-bool infer_motion_up(const Skeleton& skeleton, Axis& axis, bool& negative, std::string& note);
+/// spread over the capture. The frames are given as they are computed, a block at a time (a
+/// loader that reads the motion a piece at a time), and the 32 chosen once all are known.
+class MotionUp {
+public:
+  /// Finds the head and the feet among `skeleton`'s joints.
+  explicit MotionUp(const Skeleton& skeleton);
+  /// The joints add() reads, with their ancestors (one flag per joint; none set without a head):
+  /// to be computed in every block given to add().
+  const std::vector<bool>& needed() const { return needed_; }
+  /// Takes the first `count` frames of `block` as the capture's next frames.
+  void add(const KinematicsBlock& block, std::size_t count);
+  /// The up axis over the frames added. False when there is no head, no frame, or no axis
+  /// holds in at least 80% of the frames; `note` gives the axis and that share.
+  bool infer(Axis& axis, bool& negative, std::string& note) const;
+
+private:
+  std::string head_name_;
+  std::size_t head_ = 0;
+  std::vector<std::size_t> feet_;
+  std::vector<bool> needed_;
+  std::vector<Vec3> ups_; ///< feet to head, file units, one per frame added
+};
 
 /// "X", "Y" or "Z".
 const char* axis_letter(Axis axis);

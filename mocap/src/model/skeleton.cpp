@@ -1,11 +1,13 @@
 #include "kinematics_block.hpp"
 #include "math/sin_cos.hpp"
 
+#include <odemocap/error.hpp>
 #include <odemocap/skeleton.hpp>
 
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 namespace odemocap {
@@ -205,6 +207,18 @@ void KinematicsBlock::copy(std::size_t joint, Vec3* positions, Quat* orientation
 } // namespace detail
 
 void forward_kinematics(const Skeleton& skeleton, std::size_t frame, std::vector<Pose>& out) {
+  const std::size_t rows =
+      skeleton.channel_count == 0
+          ? skeleton.frame_count
+          : std::min(skeleton.frame_count, skeleton.motion.size() / skeleton.channel_count);
+  if (frame >= rows) {
+    throw MocapError("forward_kinematics: frame " + std::to_string(frame) + " of a skeleton with " +
+                     std::to_string(rows) + " rows of channels" +
+                     (skeleton.motion.empty() && skeleton.frame_count > 0
+                          ? " (a loaded capture's skeleton keeps no rows: its tracks hold the "
+                            "poses; parse_bvh_skeleton() gives a BVH's rows)"
+                          : ""));
+  }
   detail::KinematicsBlock block;
   block.compute(skeleton, frame, 1);
   out.resize(skeleton.joints.size());

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -157,7 +158,13 @@ TEST(BvhLoader, AcceptsWhatFilesInTheWildContain) {
   EXPECT_EQ(skeleton->joints[1].parent, 0);
   EXPECT_EQ(skeleton->joints[3].name, "Prop");
   EXPECT_EQ(skeleton->joints[3].parent, -1);
-  EXPECT_EQ(skeleton->value(1, 12), -90.0);
+  // The capture keeps the hierarchy, not the rows (its tracks hold the poses); the rows are
+  // parse_bvh_skeleton()'s.
+  EXPECT_EQ(skeleton->frame_count, 2u);
+  EXPECT_TRUE(skeleton->motion.empty());
+  std::vector<Pose> poses;
+  EXPECT_THROW(forward_kinematics(*skeleton, 0, poses), MocapError);
+  EXPECT_EQ(parse_bvh_skeleton(bvh, "wild.bvh").value(1, 12), -90.0);
 }
 
 TEST(BvhLoader, ErrorsNameLineColumnAndWhatToFix) {
@@ -533,8 +540,9 @@ TEST(BvhLoader, EulerWrapAroundBecomesNoHemisphereFlip) {
   EXPECT_NEAR(angle_between(a.orientation(0), a.orientation(1)), 2 * k_deg, 1e-12);
   // The naive counterpart: forward kinematics straight from the channels flips.
   std::vector<Pose> f0, f1;
-  forward_kinematics(*capture.skeleton(), 0, f0);
-  forward_kinematics(*capture.skeleton(), 1, f1);
+  const Skeleton skeleton = parse_bvh_skeleton(bvh, "wrap.bvh");
+  forward_kinematics(skeleton, 0, f0);
+  forward_kinematics(skeleton, 1, f1);
   EXPECT_LT(dot(f0[0].q, f1[0].q), 0.0);
 }
 
@@ -555,7 +563,7 @@ TEST(BvhLoader, WrapAroundsAcrossTheLoadersBlocksAreContinuousAndNotFlipsOfTheDa
          << (f % 2 == 0 ? 179.0 : -179.0) << " 5 5\n";
   }
   const Capture capture = parse_bvh(text.str(), "wraps.bvh");
-  const Skeleton& skeleton = *capture.skeleton();
+  const Skeleton skeleton = parse_bvh_skeleton(text.str(), "wraps.bvh");
   std::size_t raw_flips = 0;
   std::vector<Pose> before, after;
   for (const Track& t : capture.tracks()) {
@@ -602,7 +610,8 @@ TEST(BvhLoader, OfTwoAbsurdValuesTheEarlierFrameIsReported) {
 
 TEST(BvhLoader, CmuWrapAroundsAreSmoothInTheTracks) {
   const Capture capture = load_capture(test::repo_data("cmu/131_01.bvh"));
-  const Skeleton& skeleton = *capture.skeleton();
+  const Skeleton skeleton =
+      parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_01.bvh")), "131_01.bvh");
   // PROVENANCE.md: 7 jumps over 180 degrees between frames, in columns 94 and 96 (RThumb).
   std::size_t jumps = 0;
   for (std::size_t f = 1; f < skeleton.frame_count; ++f) {
@@ -657,12 +666,179 @@ TEST(BvhLoader, LengthScaleUpAxisAndTrackSelection) {
   EXPECT_THROW(load_capture(test::repo_data("cmu/131_03.bvh"), options), LoadError);
 }
 
+// A BVH over 1 MiB is read a piece at a time: the hierarchy from the file's first MiB (cut at
+// a line's end), the rows on from there in 256 KiB pieces, which end at lines' ends too, so
+// that rows cut by a piece's end are read whole from the next. Truth: CMU 131_03 tiled three
+// times (2.4 MB, CRLF line ends; pieces end at every kind of place in a row) is the 1x file's
+// capture three times over, sample for sample, and the same text read from memory at once.
+struct Tiled {
+  std::string header; ///< the hierarchy and MOTION's three lines
+  std::vector<std::string> rows;
+  std::size_t frames = 0; ///< the 1x file's
+};
+
+Tiled tiled_cmu(int times) {
+  const std::string text = test::read_text(test::repo_data("cmu/131_03.bvh"));
+  Tiled t;
+  std::istringstream in(text.substr(text.find("MOTION")));
+  std::string line, frame_time;
+  std::getline(in, line); // MOTION
+  std::getline(in, line); // Frames:
+  std::getline(in, frame_time);
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) {
+    if (!line.empty()) {
+      rows.push_back(line);
+    }
+  }
+  t.frames = rows.size();
+  for (int k = 0; k < times; ++k) {
+    t.rows.insert(t.rows.end(), rows.begin(), rows.end());
+  }
+  t.header = text.substr(0, text.find("MOTION")) +
+             "MOTION\nFrames: " + std::to_string(t.rows.size()) + "\n" + frame_time + "\n";
+  return t;
+}
+
+std::string joined(const Tiled& t, const char* end_of_line) {
+  std::string text;
+  for (char c : t.header) {
+    text += c == '\n' ? std::string(end_of_line) : std::string(1, c);
+  }
+  for (const std::string& row : t.rows) {
+    text += row + end_of_line;
+  }
+  return text;
+}
+
+std::string written(const std::string& text, const std::string& name) {
+  const std::filesystem::path dir = test::make_scratch_dir("odemocap_bvh_");
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+/// Samples [from, from + count) of `a` are samples [0, count) of `b` to the bit, orientations
+/// up to their sign (each is put in the hemisphere of the one before it in its own track).
+bool same_samples(const Track& a, std::size_t from, const Track& b, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Vec3 p = a.position(from + i), r = b.position(i);
+    const Quat q = a.orientation(from + i);
+    const Quat u = dot(q, b.orientation(i)) < 0.0 ? -b.orientation(i) : b.orientation(i);
+    if (!(p.x == r.x && p.y == r.y && p.z == r.z && q.w == u.w && q.x == u.x && q.y == u.y &&
+          q.z == u.z)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(BvhLoader, AFileOverAMebibyteReadAPieceAtATimeIsTheSameCapture) {
+  const Tiled t = tiled_cmu(3);
+  const Capture once = load_capture(test::repo_data("cmu/131_03.bvh"));
+  for (const char* end_of_line : {"\n", "\r\n"}) {
+    const std::string text = joined(t, end_of_line);
+    ASSERT_GT(text.size(), std::size_t{2} << 20);
+    const Capture pieces = load_capture(written(text, "tiled.bvh"));
+    const Capture whole = parse_bvh(text, "tiled.bvh");
+    ASSERT_EQ(pieces.tracks().size(), once.tracks().size());
+    EXPECT_EQ(pieces.info().notes, whole.info().notes);
+    for (std::size_t k = 0; k < once.tracks().size(); ++k) {
+      const Track& p = pieces.tracks()[k];
+      ASSERT_EQ(p.size(), 3 * t.frames);
+      EXPECT_TRUE(same_samples(p, 0, whole.tracks()[k], p.size())) << p.name();
+      for (std::size_t copy = 0; copy < 3; ++copy) {
+        EXPECT_TRUE(same_samples(p, copy * t.frames, once.tracks()[k], t.frames)) << p.name();
+      }
+      EXPECT_EQ(p.time(2 * t.frames + 5),
+                static_cast<double>(2 * t.frames + 5) * pieces.skeleton()->frame_time);
+    }
+    EXPECT_EQ(pieces.skeleton()->frame_count, 3 * t.frames);
+    EXPECT_TRUE(pieces.skeleton()->motion.empty()); // the rows were let go
+  }
+}
+
+TEST(BvhLoader, AnErrorInALaterPieceNamesItsOwnLineAndColumn) {
+  Tiled t = tiled_cmu(3);
+  const std::size_t header_lines =
+      static_cast<std::size_t>(std::count(t.header.begin(), t.header.end(), '\n'));
+  for (const std::size_t row : {std::size_t{1700}, std::size_t{3200}}) {
+    Tiled bad = t;
+    // The eighth value of the row replaced by a word: its column is the byte after the seventh
+    // value and its space.
+    std::string& r = bad.rows[row];
+    std::size_t at = 0;
+    for (int v = 0; v < 7; ++v) {
+      at = r.find_first_not_of(' ', at);
+      at = r.find(' ', at);
+    }
+    at = r.find_first_not_of(' ', at);
+    r = r.substr(0, at) + "abc" + r.substr(r.find(' ', at));
+    const std::string path = written(joined(bad, "\n"), "word.bvh");
+    try {
+      load_capture(path);
+      FAIL() << "loaded";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.line(), header_lines + row + 1) << e.what();
+      EXPECT_EQ(e.column(), at + 1) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'abc'"), std::string::npos) << e.what();
+    }
+  }
+  // A row cut short by the end of the file, in strict mode and not.
+  const std::string text = joined(t, "\n");
+  const std::string cut = written(text.substr(0, text.size() - 40), "cut.bvh");
+  try {
+    load_capture(cut);
+    FAIL() << "loaded";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.line(), header_lines + t.rows.size()) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected 96 values"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BvhLoader, AHierarchyLongerThanTheFirstMebibyteIsReadFromTheWholeFile) {
+  // 9800 joints (1.1 MB of hierarchy): the piecewise reading falls back to the whole text.
+  std::string text = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition "
+                     "Zposition\n";
+  for (int j = 0; j < 9800; ++j) {
+    text += " JOINT a_joint_with_a_long_name_" + std::to_string(j) +
+            "\n {\n  OFFSET 0 1 0\n  CHANNELS 1 Zrotation\n  End Site\n  {\n   OFFSET 0 1 0\n  "
+            "}\n }\n";
+  }
+  text += "}\nMOTION\nFrames: 2\nFrame Time: 0.5\n";
+  for (int f = 0; f < 2; ++f) {
+    text += std::to_string(f) + " 0 0";
+    for (int j = 0; j < 9800; ++j) {
+      text += j == 4321 ? " 90" : " 0";
+    }
+    text += "\n";
+  }
+  ASSERT_GT(text.find("MOTION"), std::size_t{1} << 20);
+  LoadOptions keep;
+  keep.tracks = {"a_joint_with_a_long_name_4321"};
+  const Capture c = load_capture(written(text, "deep.bvh"), keep);
+  const Track& joint = c.track("a_joint_with_a_long_name_4321");
+  ASSERT_EQ(joint.size(), 2u);
+  EXPECT_TRUE(near_vec(joint.position(1), {1, 1, 0}, 1e-15)); // root at x = 1, one unit up
+  EXPECT_TRUE(same_rotation(joint.orientation(1), from_axis_angle({0, 0, 1}, k_pi / 2), 1e-15));
+}
+
 TEST(BvhLoader, SharedCmuCopyIsTheSameCapture) {
   const std::string shared = test::shared_data("cmu/131_03.bvh");
   ODEMOCAP_REQUIRE_FILE(shared);
   const Capture a = load_capture(shared);
   const Capture b = load_capture(test::repo_data("cmu/131_03.bvh"));
-  EXPECT_EQ(a.skeleton()->motion, b.skeleton()->motion);
+  ASSERT_EQ(a.tracks().size(), b.tracks().size());
+  for (std::size_t k = 0; k < a.tracks().size(); ++k) {
+    const Track& s = a.tracks()[k];
+    const Track& r = b.tracks()[k];
+    ASSERT_EQ(s.size(), r.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      ASSERT_TRUE(near_vec(s.position(i), r.position(i), 0.0)) << s.name() << " " << i;
+      const Quat p = s.orientation(i), q = r.orientation(i);
+      ASSERT_TRUE(p.w == q.w && p.x == q.x && p.y == q.y && p.z == q.z) << s.name() << " " << i;
+    }
+  }
 }
 
 } // namespace

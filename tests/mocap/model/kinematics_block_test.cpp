@@ -55,13 +55,6 @@ std::vector<MatrixPose> reference_kinematics(const Skeleton& skeleton, std::size
   return world;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool same_bits(const Pose& a, const Pose& b) {
   return a.p.x == b.p.x && a.p.y == b.p.y && a.p.z == b.p.z && a.q.w == b.q.w && a.q.x == b.q.x &&
          a.q.y == b.q.y && a.q.z == b.q.z;
@@ -99,7 +92,7 @@ void check_blocks(const Skeleton& skeleton, unsigned seed, double position_toler
 
 TEST(KinematicsBlock, CmuCaptureMatchesMatrixKinematicsInBlocksOfAnyLength) {
   const Skeleton skeleton =
-      parse_bvh_skeleton(read(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
+      parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
   ASSERT_GT(skeleton.frame_count, 1000u);
   check_blocks(skeleton, 3, 1e-10); // positions up to ~100 units
 }
@@ -132,7 +125,7 @@ TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
 
 TEST(KinematicsBlock, OnlyTheNeededJointsAreComputed) {
   const Skeleton skeleton =
-      parse_bvh_skeleton(read(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
+      parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
   // One hand and its ancestors.
   std::size_t hand = 0;
   for (std::size_t j = 0; j < skeleton.joints.size(); ++j) {
@@ -161,7 +154,7 @@ TEST(KinematicsBlock, OnlyTheNeededJointsAreComputed) {
 
 TEST(KinematicsBlock, ForwardKinematicsOfOneFrameIsTheBlocks) {
   const Skeleton skeleton =
-      parse_bvh_skeleton(read(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
+      parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_03.bvh")), "131_03.bvh");
   KinematicsBlock block;
   block.compute(skeleton, 500, 32);
   std::vector<Pose> world;
