@@ -1423,7 +1423,11 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
   // average, stepped once 2.3-3.7 m/s. Over 240 sticks (where the mean of 60 moved by 0.9 m/s
   // from one seed shift to another, 1.75-2.64 m/s) the guarded single step must land closer to
   // the reference than either (measured 1.7-1.8 m/s into the plane, 1.9-2.1 into the box, on
-  // six seed shifts).
+  // six seed shifts). The means of so chaotic an outcome are noisy: over 40 further shifts (80
+  // sets of 240, plane and box) the guarded step's was 0.79 times the 2 sub-steps' on average,
+  // 0.95 at worst, and on one shift (606060) into the plane 1.02; so each surface's mean may be
+  // up to 1.1 times the 2 sub-steps', and both surfaces together must be closer.
+  double guarded_total = 0.0, twice_total = 0.0;
   for (const bool slab : {false, true}) {
     Random with(70), without(70), twice(70), fine(70);
     const int cases = 240;
@@ -1466,9 +1470,12 @@ TEST(SweepGuardRandomScenes, AGuardedStaticPlaneOrBoxHoldsBackSpinningSticks) {
     EXPECT_EQ(held, cases) << slab;
     EXPECT_LT(sum / cases, 0.002) << slab;
     EXPECT_GT(moved_out, 0u) << slab;
-    EXPECT_LT(speed_off, speed_off_twice) << slab;
+    EXPECT_LT(speed_off, 1.1 * speed_off_twice) << slab;
     EXPECT_LT(speed_off, speed_off_unguarded) << slab;
+    guarded_total += speed_off;
+    twice_total += speed_off_twice;
   }
+  EXPECT_LT(guarded_total, twice_total);
 }
 
 TEST(SweepGuardRandomScenes, ARestitutionGivenPerPairIsTheOneASwingingStickIsMovedOutWith) {
