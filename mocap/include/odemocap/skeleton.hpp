@@ -1,5 +1,6 @@
 #pragma once
-/// Skeleton: a BVH hierarchy with its raw motion channels, and forward kinematics over it.
+/// Skeleton: a BVH hierarchy, with its raw motion channels where they are kept, and forward
+/// kinematics over it.
 
 #include <odemocap/error.hpp>
 #include <odemocap/pose.hpp>
@@ -30,7 +31,8 @@ struct Joint {
 };
 
 /// A hierarchy and its motion as found in the file: joints in file order (parents before
-/// children), and one row of raw channel values per frame (file units, degrees).
+/// children), and one row of raw channel values per frame (file units, degrees) where the rows
+/// are kept (parse_bvh_skeleton(); a loaded capture's skeleton keeps none).
 ///
 /// Local transform of a joint: translation offset + (position channels), then the rotation
 /// channels composed in the order listed, each about the joint's current (intrinsic) axis:
