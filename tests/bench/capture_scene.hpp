@@ -3,6 +3,8 @@
 // kinematic or soft (a puppet with a kinematic root), dynamic boxes on the floor around it,
 // stepped with dWorldQuickStep. Shared by the driver benchmark and the soak run.
 
+#include "support/ode_scene.hpp"
+
 #include <odemocap/plugin.hpp>
 
 #include <ode/ode.h>
@@ -59,13 +61,7 @@ public:
 
   /// A dynamic box body with its geom in the space; mass in kg, sides and position in m.
   dBodyID box(const Vec3& sides, double mass, const Vec3& at) {
-    dBodyID body = dBodyCreate(world);
-    dMass m;
-    dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
-    dBodySetMass(body, &m);
-    dBodySetPosition(body, at.x, at.y, at.z);
-    dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
-    return body;
+    return test::box_body(world, space, sides, mass, at);
   }
 
   void collide() { dSpaceCollide(space, this, &near); }

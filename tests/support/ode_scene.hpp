@@ -11,6 +11,18 @@
 
 namespace odemocap::test {
 
+/// A dynamic box body in `world` with its geom in `space`; mass in kg, sides and position in m.
+inline dBodyID box_body(dWorldID world, dSpaceID space, const Vec3& sides, double mass,
+                        const Vec3& position) {
+  dBodyID body = dBodyCreate(world);
+  dMass m;
+  dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
+  dBodySetMass(body, &m);
+  dBodySetPosition(body, position.x, position.y, position.z);
+  dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
+  return body;
+}
+
 /// Height (world z, m) of the lowest corner of a box of `sides` (m) carried by `body`.
 inline double lowest_corner(dBodyID body, const Vec3& sides) {
   double low = INFINITY;
@@ -55,13 +67,7 @@ public:
 
   /// A box body with its geom; mass in kg, sides in m.
   dBodyID box(const Vec3& sides, double mass, const Vec3& position) {
-    dBodyID body = dBodyCreate(world);
-    dMass m;
-    dMassSetBoxTotal(&m, mass, sides.x, sides.y, sides.z);
-    dBodySetMass(body, &m);
-    dBodySetPosition(body, position.x, position.y, position.z);
-    dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
-    return body;
+    return box_body(world, space, sides, mass, position);
   }
 
   dWorldID world;
