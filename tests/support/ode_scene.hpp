@@ -8,6 +8,7 @@
 #include <ode/ode.h>
 
 #include <cmath>
+#include <cstdarg>
 
 namespace odemocap::test {
 
@@ -22,6 +23,24 @@ inline dBodyID box_body(dWorldID world, dSpaceID space, const Vec3& sides, doubl
   dGeomSetBody(dCreateBox(space, sides.x, sides.y, sides.z), body);
   return body;
 }
+
+/// ODE's messages, counted while alive, not printed: all of them, and the failures of
+/// dWorldStep's LCP solver ("LCP internal error"). One at a time: ODE's handler is global.
+struct OdeMessages {
+  static inline int count = 0;
+  static inline int lcp_failures = 0;
+  OdeMessages() {
+    count = 0;
+    lcp_failures = 0;
+    dSetMessageHandler([](int number, const char*, va_list) {
+      ++count;
+      lcp_failures += number == d_ERR_LCP ? 1 : 0;
+    });
+  }
+  ~OdeMessages() { dSetMessageHandler(nullptr); }
+  OdeMessages(const OdeMessages&) = delete;
+  OdeMessages& operator=(const OdeMessages&) = delete;
+};
 
 /// Height (world z, m) of the lowest corner of a box of `sides` (m) carried by `body`.
 inline double lowest_corner(dBodyID body, const Vec3& sides) {

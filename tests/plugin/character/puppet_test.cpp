@@ -344,16 +344,6 @@ TEST(Puppet, BadSettingsAreRefusedNamingWhatIsWrong) {
 namespace odemocap {
 namespace {
 
-/// ODE's messages (dWorldStep's "LCP internal error" among them), counted while alive.
-struct OdeMessages {
-  static inline int count = 0;
-  OdeMessages() {
-    count = 0;
-    dSetMessageHandler([](int, const char*, va_list) { ++count; });
-  }
-  ~OdeMessages() { dSetMessageHandler(nullptr); }
-};
-
 struct HoldRun {
   std::size_t denormal_steps = 0; ///< steps after which a bone held a velocity below 1e-300
   int ode_messages = 0;
@@ -378,7 +368,7 @@ HoldRun hold_still(double seconds, double gravity_z) {
     }
     held.add_track(std::move(still));
   }
-  OdeMessages messages;
+  test::OdeMessages messages;
   OdeScene scene(gravity_z);
   Character character(scene.world, scene.space, held);
   dCreatePlane(scene.space, 0, 0, 1, lowest_point(held, character));
@@ -412,7 +402,7 @@ HoldRun hold_still(double seconds, double gravity_z) {
     }
     r.denormal_steps += denormal ? 1 : 0;
   }
-  r.ode_messages = OdeMessages::count;
+  r.ode_messages = test::OdeMessages::count;
   return r;
 }
 

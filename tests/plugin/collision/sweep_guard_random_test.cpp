@@ -369,7 +369,12 @@ TEST(SweepGuardRandomScenes, AHandEndsNoStepBehindAFreePlateOfAnySizeMassOrIncid
               "left to the next collide(), %d unguarded, %d in the 64x reference\n",
               guarded, cases, late, unguarded, reference);
   EXPECT_EQ(reference, 0);
-  // ODEMOCAP_SEED_SHIFT 0-80 (24300 cases): none. Until the twenty-fifth session 10 of 18000
+  // ODEMOCAP_SEED_SHIFT 0-80 (24300 cases): none; 30001-30027: one, on 30013, not fixed (a
+  // capsule hand 12 cm thick with one end already past the middle of a 5.8 mm plate spinning at
+  // 210 rad/s when a step began: the watched pair's normal, from the sphere past the middle,
+  // pointed back, and after_step() moved the plate 10 cm back over the hand's centre; taking the
+  // way the centre went instead broke the ball hands, whose way through a turning plate is no
+  // direction). Until the twenty-fifth session 10 of 18000
   // (shifts 1-60) ended a step behind, each a plate struck off its middle that spins at 180-545
   // rad/s and so turns 1.5-2.3 rad in one step: after_step() looked for the hand's centre
   // going through the plate on the chord between its two ends in the plate's frame, which
@@ -682,9 +687,9 @@ TEST(SweepGuardRandomScenes, ABallPastASpinningPlateIsSeenAsItsTruePathSays) {
   int hits = 0, misses = 0, clear = 0, ghosts = 0;
   int naive_misses = 0, naive_ghosts = 0;
   // The guard on the first 600 cases; the naive chords, which err in about one case in 1000
-  // (600 left them without an error on some seeds), on as many more as it takes them to err
-  // once, up to 5000, sampled every 0.4 mm there.
-  for (int i = 0; i < 600 || (i < 5000 && naive_misses + naive_ghosts == 0); ++i) {
+  // (600 left them without an error on some seeds, and 5000 on ODEMOCAP_SEED_SHIFT 30002), on
+  // as many more as it takes them to err once, up to 20000, sampled every 0.4 mm there.
+  for (int i = 0; i < 600 || (i < 20000 && naive_misses + naive_ghosts == 0); ++i) {
     const SpinCase c = spin_case(random);
     const bool guarded = i < 600;
     const int samples = guarded ? 8000 : 2000;
@@ -939,7 +944,10 @@ TEST(SweepGuardRandomScenes, AFreeRodIsSweptAsODETurnsIt) {
 TEST(SweepGuardRandomScenes, AnySpinningCapsulePastAnySpinningTargetIsSeenAsTheTruePathsSay) {
   Random random(777);
   int hits = 0, misses = 0, clear = 0, ghosts = 0, one_chord_wrong = 0;
-  for (int i = 0; i < 240; ++i) {
+  // The guard on the first 240 cases; one chord per step, which errs in 2-4% of them (none of
+  // the 240 on ODEMOCAP_SEED_SHIFT 30006), on as many more as it takes it to err once, up to
+  // 2400.
+  for (int i = 0; i < 240 || (i < 2400 && one_chord_wrong == 0); ++i) {
     const AnyCase c = any_case(random);
     if (any_least_gap(c, 0) < 4.0 * k_tolerance) {
       continue; // starts touching or nearly: discrete collision's case
@@ -950,8 +958,11 @@ TEST(SweepGuardRandomScenes, AnySpinningCapsulePastAnySpinningTargetIsSeenAsTheT
     if (!must_hit && !must_miss) {
       continue;
     }
-    const bool seen = guard_sees_any_hit(c, SweepSettings{}.max_sub_steps);
     one_chord_wrong += guard_sees_any_hit(c, 1) != must_hit ? 1 : 0;
+    if (i >= 240) {
+      continue;
+    }
+    const bool seen = guard_sees_any_hit(c, SweepSettings{}.max_sub_steps);
     if (must_hit) {
       ++hits;
       misses += seen ? 0 : 1;
