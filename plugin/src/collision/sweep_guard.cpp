@@ -504,6 +504,28 @@ void face_of(const Target& t, const Vec3& n, int& axis, double& sign) {
   }
 }
 
+/// A pair touching when the step begins is watched (after_step()) with the normal that the
+/// geom's touching sphere or point found on a box target. In a thin box that sphere may already
+/// lie past the middle, and its normal then points back out of the far side (a 12 cm capsule
+/// hand with one end through a 6 mm plate: the plate was moved 10 cm back over the hand). Where
+/// the geom's centre is outside the box, the normal is turned round if it leads from the box
+/// towards that centre rather than from it into the box.
+void face_the_geom(const Target& target, dGeomID swept, Pending& p) {
+  if (target.kind != dBoxClass) {
+    return;
+  }
+  const Vec3 centre =
+      rotate(conj(target.pose.q), vec3_from_ode(dGeomGetPosition(swept)) - target.pose.p);
+  const Vec3 inside{std::clamp(centre.x, -target.half.x, target.half.x),
+                    std::clamp(centre.y, -target.half.y, target.half.y),
+                    std::clamp(centre.z, -target.half.z, target.half.z)};
+  const Vec3 into = rotate(conj(target.pose.q), direction_to_world(p.body1, p.normal1));
+  if (dot(into, centre - inside) > 0.0) {
+    p.normal1 = -1.0 * p.normal1;
+    p.face_sign = -p.face_sign;
+  }
+}
+
 /// A geom of a dynamic body, with the box that holds it over the coming step: its AABB now
 /// grown by the farthest any of its points moves (|v| + |w| r) h, so that a target that moves
 /// or spins into a swept path is a candidate too.
@@ -1571,6 +1593,7 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
     if (target.kind == dBoxClass || pair.other_body == nullptr) {
       x.pending.push_back(pair.hit_of(touch_of(first_ball)).pending); // watched
       x.pending.back().bounce = bounce_of(settings_.surface);
+      face_the_geom(target, g.geom, x.pending.back());
     }
     if (!pair.may_turn()) {
       return; // its first touch decides
@@ -1744,6 +1767,7 @@ bool SweepGuard::box_touch(const Pair& pair, const Touch& touch) {
     if (pair.target.kind == dBoxClass || pair.other_body == nullptr) {
       scratch_->pending.push_back(pair.hit_of(touch).pending);
       scratch_->pending.back().bounce = bounce_of(settings_.surface);
+      face_the_geom(pair.target, touch.swept, scratch_->pending.back());
     }
     return false;
   }
