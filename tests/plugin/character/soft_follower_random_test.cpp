@@ -492,10 +492,9 @@ TEST(SoftFollowerRandomCases, APressedSlidingHandIsNeverThrownOffTheTableAtSixty
   // the normal of the surface the hand touches (from dCollide, not from the push, which holds
   // friction) and the rows are set across it.
   // What the follower does not catch is a step in which dWorldStep's LCP solver fails part way
-  // ("LCP internal error, s <= 0"; plugin/README.md): on 300 other seed shifts at 60 Hz, 10 runs
-  // of these 600 slides had one, in which the hand went 4.9-15.6 mm deep. Such slides are
-  // counted apart (at most 3 of 600 allowed: 15 in those 180000); every other slide stays within
-  // 3 mm.
+  // ("LCP internal error, s <= 0"; plugin/README.md): on 300 other seed shifts at 60 Hz, 15 such
+  // steps in 180000 slides, and 10 slides 4.9-15.6 mm deep, one run of these 600 in 30. Slides
+  // with a failure are counted apart (at most 3 of 600); every other slide stays within 3 mm.
   for (const double h : {1.0 / 60.0, 1.0 / 120.0}) {
     int deep = 0;
     int failed = 0;

@@ -370,11 +370,11 @@ TEST(SweepGuardRandomScenes, AHandEndsNoStepBehindAFreePlateOfAnySizeMassOrIncid
               guarded, cases, late, unguarded, reference);
   EXPECT_EQ(reference, 0);
   // ODEMOCAP_SEED_SHIFT 0-80 (24300 cases): none; 30001-30027: one, on 30013, before the
-  // thirty-fifth session (the test below). Until the twenty-fifth session 10 of 18000
-  // (shifts 1-60) ended a step behind, each a plate struck off its middle that spins at 180-545
-  // rad/s and so turns 1.5-2.3 rad in one step: after_step() looked for the hand's centre
-  // going through the plate on the chord between its two ends in the plate's frame, which
-  // the turn bends away from the path (see the test below).
+  // thirty-fifth session (the test below); since, none on 0-40 and 30001-30090. Until the
+  // twenty-fifth session 10 of 18000 (shifts 1-60) ended a step behind, each a plate struck off its
+  // middle that spins at 180-545 rad/s and so turns 1.5-2.3 rad in one step: after_step() looked
+  // for the hand's centre going through the plate on the chord between its two ends in the plate's
+  // frame, which the turn bends away from the path (see the test below).
   EXPECT_EQ(guarded, 0);
   // The loop plugin/README.md showed until the twenty-fourth session: after_step() left to the
   // next collide(), so a struck plate is completed and moved ahead of the hand only after the
@@ -386,9 +386,10 @@ TEST(SweepGuardRandomScenes, AHandEndsNoStepBehindAFreePlateOfAnySizeMassOrIncid
 /// One case the rows above drew on ODEMOCAP_SEED_SHIFT=30013 (case 293), kept as it was: a
 /// capsule hand 12 cm thick at 30 m/s into a 45 x 23 cm, 5.8 mm plate of 0.84 kg, which spins at
 /// 210 rad/s after the first hit. A step began with the hand's centre 2.8 cm in front of the
-/// plate's middle and one end past it; the pair, touching, was watched with the face that end's
-/// sphere found (the far one), and after_step() moved the plate 10 cm back over the hand, whose
-/// centre then ended the step behind it. The face watched is now the one the geom's centre is on.
+/// plate's middle and one end past it; the pair, touching, was watched with the normal that end's
+/// sphere found, which pointed out of the plate's far side, and after_step() moved the plate 10 cm
+/// back over the hand, whose centre then ended the step behind it. That normal is now turned
+/// round when it leads towards the geom's centre.
 TEST(SweepGuardRandomScenes, ACapsuleHandWithOneEndThroughAThinPlateIsWatchedFromItsOwnSide) {
   WidePlate c;
   c.shape = Hand::Capsule;
