@@ -185,6 +185,9 @@ private:
   /// Contacts for the box's corners that reach the target later in the step.
   void box_corners(const Pair& pair, std::size_t geom, const Vec3& first_point);
   void add_contact(const Pair& pair, const Touch& touch);
+  /// A pair touching when the step begins: watched by after_step() where the target is a box or
+  /// static.
+  void watch(const Pair& pair, const Touch& touch);
   void sweep_body(dBodyID body, double h);
   void sweep_into_static(double h);
   void check_teleports();

@@ -1590,11 +1590,7 @@ void SweepGuard::sweep_spheres(const Pair& pair, std::size_t geom) {
   dContactGeom touching_geom[1];
   if (first.s == 0.0 && dCollide(g.geom, pair.other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
     ++stats_.touching;
-    if (target.kind == dBoxClass || pair.other_body == nullptr) {
-      x.pending.push_back(pair.hit_of(touch_of(first_ball)).pending); // watched
-      x.pending.back().bounce = bounce_of(settings_.surface);
-      face_the_geom(target, g.geom, x.pending.back());
-    }
+    watch(pair, touch_of(first_ball));
     if (!pair.may_turn()) {
       return; // its first touch decides
     }
@@ -1764,15 +1760,20 @@ bool SweepGuard::box_touch(const Pair& pair, const Touch& touch) {
   if (touch.first.s == 0.0 &&
       dCollide(touch.swept, pair.other, 1, touching_geom, sizeof(dContactGeom)) > 0) {
     ++stats_.touching;
-    if (pair.target.kind == dBoxClass || pair.other_body == nullptr) {
-      scratch_->pending.push_back(pair.hit_of(touch).pending);
-      scratch_->pending.back().bounce = bounce_of(settings_.surface);
-      face_the_geom(pair.target, touch.swept, scratch_->pending.back());
-    }
+    watch(pair, touch);
     return false;
   }
   add_contact(pair, touch);
   return true;
+}
+
+void SweepGuard::watch(const Pair& pair, const Touch& touch) {
+  if (pair.target.kind != dBoxClass && pair.other_body != nullptr) {
+    return;
+  }
+  Pending& p = scratch_->pending.emplace_back(pair.hit_of(touch).pending);
+  p.bounce = bounce_of(settings_.surface);
+  face_the_geom(pair.target, touch.swept, p);
 }
 
 void SweepGuard::box_corners(const Pair& pair, std::size_t geom, const Vec3& first_point) {
