@@ -83,7 +83,8 @@ public:
   void track(std::string_view) && = delete;
   void find_track(std::string_view) && = delete;
 
-  /// Adds a track; throws MocapError when its name is empty or already taken.
+  /// Adds a track; throws MocapError when its name is empty or already taken. Times equal to
+  /// the track before's are kept once (Track::share_times()).
   void add_track(Track track);
 
   /// Multiplies every track's positions by `factor` (Track::scale_positions); the skeleton

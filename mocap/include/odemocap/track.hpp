@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,98 @@ private:
   std::size_t count_;
 };
 
+/// A track's sample times (s): a view, indexable and iterable like a vector, of storage that
+/// tracks may share. Copies of a track, and tracks filled together (Track::append_together(),
+/// what the BVH loader does), hold their times once; a track whose times change is given its own
+/// copy first, so the sharing shows in memory only. Valid while the track is alive and unchanged.
+class TimeBase {
+public:
+  TimeBase() noexcept = default;
+  TimeBase(const TimeBase& other) : size_(other.size_), own_(other.own_), shared_(other.shared_) {
+    point();
+  }
+  TimeBase& operator=(const TimeBase& other) {
+    if (this != &other) {
+      *this = TimeBase(other); // our storage let go, not kept for the copy's
+    }
+    return *this;
+  }
+  /// The view moved from is left empty.
+  TimeBase(TimeBase&& other) noexcept
+      : size_(other.size_), own_(std::move(other.own_)), shared_(std::move(other.shared_)) {
+    point();
+    other.clear();
+  }
+  TimeBase& operator=(TimeBase&& other) noexcept {
+    if (this != &other) {
+      size_ = other.size_;
+      own_ = std::move(other.own_);
+      shared_ = std::move(other.shared_);
+      point();
+      other.clear();
+    }
+    return *this;
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const double* data() const noexcept { return data_; }
+  const double* begin() const noexcept { return data_; }
+  const double* end() const noexcept { return data_ + size_; }
+  double operator[](std::size_t i) const { return data_[i]; }
+  double front() const { return data_[0]; }
+  double back() const { return data_[size_ - 1]; }
+  /// The times as a vector of their own.
+  std::vector<double> to_vector() const { return {begin(), end()}; }
+  /// Whether the two views read the same shared storage (tracks that keep their times once).
+  bool shares_storage_with(const TimeBase& other) const noexcept {
+    return shared_ != nullptr && shared_ == other.shared_;
+  }
+
+  friend bool operator==(const TimeBase& a, const TimeBase& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  friend bool operator!=(const TimeBase& a, const TimeBase& b) { return !(a == b); }
+
+private:
+  friend class Track;
+  /// The times as storage of this view's own, for a change (a shared view copies its times
+  /// first); sync() after the change.
+  std::vector<double>& own();
+  /// Views the storage of its own again, after a change.
+  void sync() noexcept {
+    data_ = own_.data();
+    size_ = own_.size();
+  }
+  void point() noexcept { data_ = shared_ != nullptr ? shared_->data() : own_.data(); }
+  /// Moves storage of its own into shared storage (the values stay where they are).
+  void make_shared() {
+    if (shared_ == nullptr) {
+      shared_ = std::make_shared<std::vector<double>>(std::move(own_));
+      own_ = {};
+      point();
+    }
+  }
+  void clear() noexcept {
+    own_ = {};
+    shared_.reset();
+    data_ = nullptr;
+    size_ = 0;
+  }
+  std::size_t capacity() const noexcept {
+    return shared_ != nullptr ? shared_->capacity() : own_.capacity();
+  }
+
+  // data_ and size_ first: with the track's hot fields.
+  const double* data_ = nullptr;
+  std::size_t size_ = 0;
+  /// The times, unless shared_ holds them (then empty).
+  std::vector<double> own_;
+  /// Storage shared with other tracks (Track::append_together()); this view reads its first
+  /// size_ times. Changed only where no other view can see it.
+  std::shared_ptr<std::vector<double>> shared_;
+};
+
 /// One rigid body's samples over time, stored as contiguous arrays (structure of arrays).
 ///
 /// Times are seconds, strictly increasing, not necessarily uniform. Positions are metres in
@@ -145,8 +238,8 @@ public:
   /// Pose of sample i.
   Pose pose(std::size_t i) const { return {positions_[i], orientation(i)}; }
 
-  /// Contiguous views for hot loops.
-  const std::vector<double>& times() const { return times_; }
+  /// Contiguous views for hot loops. The times may be shared with other tracks (TimeBase).
+  const TimeBase& times() const { return times_; }
   const std::vector<Vec3>& positions() const { return positions_; }
   /// Orientations, one per sample; empty for a position-only track.
   const std::vector<Quat>& orientations() const { return orientations_; }
@@ -179,6 +272,21 @@ public:
   /// loaders' bulk form: the arrays are copied whole, the time span is updated once.
   void append(const double* times, const Vec3* positions, const Quat* orientations,
               std::size_t count);
+
+  /// Appends `count` valid samples at the same `times` to every track of `tracks`, storing the
+  /// times once: the tracks then share one time base (TimeBase), as a loader filling a
+  /// skeleton's tracks a block of frames at a time wants. Track k's poses are positions[k *
+  /// count + i] and orientations[k * count + i]. The tracks must hold the same times already
+  /// (none at first); throws MocapError naming the track that does not. Each sample is checked
+  /// as append() checks it: the samples before the earliest refused one are appended to every
+  /// track, then the MocapError of that sample (the first track's to refuse it) is thrown.
+  static void append_together(std::vector<Track>& tracks, const double* times,
+                              const Vec3* positions, const Quat* orientations, std::size_t count);
+
+  /// Keeps this track's times in `other`'s storage when the two hold the same times (returns
+  /// true), for memory: nothing either track shows changes. False, and nothing done, when they
+  /// differ.
+  bool share_times(Track& other);
 
   /// Appends an invalid sample (a gap) at `time`, with the same checks on time.
   void append_gap(double time);
@@ -275,6 +383,20 @@ public:
   void prefetch_fields() const;
 
 private:
+  struct Checked;
+  /// append()'s checks of `count` samples, up to the first refused one; nothing is changed.
+  Checked check_samples(const double* times, const Vec3* positions, const Quat* orientations,
+                        std::size_t count) const;
+  /// Appends the samples check_samples() accepted, but their times (already in times_): `start`
+  /// and `valid_before` are size() and valid_count() before.
+  void commit_samples(std::size_t start, std::size_t valid_before, const double* times,
+                      const Vec3* positions, const Quat* orientations, const Checked& checked);
+  /// Both forms of append().
+  void append_samples(const double* times, const Vec3* positions, const Quat* orientations,
+                      std::size_t count);
+  /// Adds `count` times to the first track's time base, for append_together().
+  static void append_shared_times(std::vector<Track>& tracks, const double* times,
+                                  std::size_t count);
   void check_time(double time) const;
   /// Throws the MocapError append() owes a sample that failed its checks.
   [[noreturn, gnu::cold]] void refuse(double time, const Pose& pose) const;
@@ -310,7 +432,7 @@ private:
   /// Every sample is valid: sample indices are valid indices, no index stored or read.
   bool dense_ = true;
   bool position_only_ = false;
-  std::vector<double> times_;
+  TimeBase times_;
   std::vector<Vec3> positions_;
   std::vector<Quat> orientations_;
   /// Indices of the valid samples, ascending, once the track has a gap (empty while dense_:

@@ -695,39 +695,40 @@ Capture build_capture(Skeleton skeleton, const MotionHeader& header, MotionRows&
   }
   detail::KinematicsBlock block;
   std::vector<double> times(k_block_frames);
-  std::vector<Vec3> positions(k_block_frames);
-  std::vector<Quat> orientations(k_block_frames);
+  // Every track's poses of a block, track after track (Track::append_together()'s layout): the
+  // times are stored once for all the tracks.
+  std::vector<Vec3> positions(k_block_frames * tracks.size());
+  std::vector<Quat> orientations(k_block_frames * tracks.size());
   for (std::size_t first = 0; count > 0; first += count, count = read_block()) {
     block.compute(skeleton, 0, count, needed);
     motion_up.add(block, count);
     for (std::size_t f = 0; f < count; ++f) {
       times[f] = static_cast<double>(first + f) * skeleton.frame_time;
     }
-    std::size_t refused = count; // the block's frame
-    std::string refusal;
     for (std::size_t k = 0; k < tracks.size(); ++k) {
-      block.copy(joint_of_track[k], positions.data(), orientations.data());
-      conversion.apply(positions.data(), orientations.data(), count);
+      Vec3* const p = positions.data() + k * count;
+      Quat* const q = orientations.data() + k * count;
+      block.copy(joint_of_track[k], p, q);
+      conversion.apply(p, q, count);
       // Each orientation in the hemisphere of the one before it (Track::make_continuous()
       // on the fly): Euler wrap-arounds must not become sign flips, and a BVH holds no
       // quaternions whose own flips a track should report.
-      const Quat* previous =
-          tracks[k].empty() ? &orientations[0] : &tracks[k].orientations().back();
+      const Quat* previous = tracks[k].empty() ? &q[0] : &tracks[k].orientations().back();
       for (std::size_t f = 0; f < count; ++f) {
-        if (dot(orientations[f], *previous) < 0.0) {
-          orientations[f] = -orientations[f];
+        if (dot(q[f], *previous) < 0.0) {
+          q[f] = -q[f];
         }
-        previous = &orientations[f];
+        previous = &q[f];
       }
-      try {
-        tracks[k].append(times.data(), positions.data(), orientations.data(), count);
-      } catch (const MocapError& e) {
-        // The earliest frame any track refuses (the first track's at that frame) is reported.
-        if (tracks[k].size() - first < refused) {
-          refused = tracks[k].size() - first;
-          refusal = e.what();
-        }
-      }
+    }
+    // The earliest frame any track refuses (the first track's at that frame) is reported.
+    std::size_t refused = count; // the block's frame
+    std::string refusal;
+    try {
+      Track::append_together(tracks, times.data(), positions.data(), orientations.data(), count);
+    } catch (const MocapError& e) {
+      refused = tracks.front().size() - first;
+      refusal = e.what();
     }
     if (refused < count) {
       // Finite but absurd values (offsets near 1e308) overflow in forward kinematics, or give

@@ -473,7 +473,7 @@ void use_rate_grid(std::vector<Track>& tracks, double rate, double resolution, C
   if (tracks.empty()) {
     return;
   }
-  const std::vector<double> times = tracks.front().times(); // a copy: the tracks are retimed
+  const std::vector<double> times = tracks.front().times().to_vector(); // the tracks are retimed
   if (times.size() < 2 || !(rate > 0.0) || !std::isfinite(rate) || !(resolution > 0.0) ||
       !(resolution < 0.25 / rate)) {
     return;

@@ -54,6 +54,9 @@ void Capture::add_track(Track track) {
   if (find_track(track.name()) != nullptr) {
     throw MocapError("capture '" + info_.source + "' already has a track '" + track.name() + "'");
   }
+  if (!tracks_.empty()) {
+    track.share_times(tracks_.back()); // a recording's tracks mostly have its frames' times
+  }
   index_.emplace(track.name(), tracks_.size());
   tracks_.push_back(std::move(track));
 }

@@ -15,7 +15,7 @@ namespace {
 /// of the rates of the valid intervals on both sides, one-sided at the ends.
 /// `rate(i, j, dt)` is the constant rate from sample i to sample j over dt seconds.
 template <class IntervalRate>
-Vec3 knot_velocity(const ValidIndices& valid, const std::vector<double>& times, std::size_t k,
+Vec3 knot_velocity(const ValidIndices& valid, const TimeBase& times, std::size_t k,
                    IntervalRate rate) {
   const auto interval = [&](std::size_t a) {
     return rate(valid[a], valid[a + 1], times[valid[a + 1]] - times[valid[a]]);
@@ -31,7 +31,26 @@ Vec3 knot_velocity(const ValidIndices& valid, const std::vector<double>& times, 
                                   interval(k), times[valid[k + 1]] - times[valid[k]]);
 }
 
+/// Appends values [first, first + count) to `to`: one value by push_back(), which inlines (a
+/// loader appends a sample at a time), more by insert().
+template <typename T> void append_values(std::vector<T>& to, const T* first, std::size_t count) {
+  if (count == 1) {
+    to.push_back(*first);
+  } else {
+    to.insert(to.end(), first, first + count);
+  }
+}
+
 } // namespace
+
+[[gnu::always_inline]] inline std::vector<double>& TimeBase::own() {
+  if (shared_ != nullptr) {
+    own_.assign(begin(), end());
+    shared_.reset();
+  }
+  sync(); // no view of storage let go
+  return own_;
+}
 
 Track::Track(std::string name) : name_(std::move(name)) {}
 
@@ -59,7 +78,8 @@ void Track::set_position_only(bool value) {
 }
 
 void Track::reserve(std::size_t n) {
-  times_.reserve(n);
+  times_.own().reserve(n);
+  times_.sync();
   positions_.reserve(n);
   if (!position_only_) {
     orientations_.reserve(n);
@@ -91,19 +111,28 @@ void Track::check_time(double time) const {
   }
 }
 
-void Track::append(double time, const Pose& pose) { append(&time, &pose.p, &pose.q, 1); }
+/// What append()'s checks found in a run of samples.
+struct Track::Checked {
+  std::size_t accepted = 0;         ///< samples before the first refused one
+  bool renormalise = false;         ///< one of them is off unit length by more than rounding
+  double max_deviation = 0.0;       ///< the largest | |q| - 1 | among them
+  std::size_t max_deviation_at = 0; ///< and its place in the run
+};
 
-void Track::append(const double* times, const Vec3* positions, const Quat* orientations,
-                   std::size_t count) {
-  // The checks first, up to the first sample refused: one test per sample on the common path
-  // (a loader appends every sample of a file); messages are built only when one fails.
-  std::size_t accepted = 0;
-  bool renormalise = false;
+// Inline: a loader appends a sample at a time, and the checks and stores of one sample are the
+// most of its cost.
+[[gnu::always_inline]] inline Track::Checked Track::check_samples(const double* times,
+                                                                  const Vec3* positions,
+                                                                  const Quat* orientations,
+                                                                  std::size_t count) const {
+  // One test per sample on the common path (a loader appends every sample of a file);
+  // messages are built only when one fails (refuse()).
+  Checked c;
   double previous = times_.empty() ? -std::numeric_limits<double>::infinity() : back_time_;
-  for (; accepted < count; ++accepted) {
-    const double time = times[accepted];
-    const Vec3& p = positions[accepted];
-    const double deviation = std::fabs(norm(orientations[accepted]) - 1.0);
+  for (; c.accepted < count; ++c.accepted) {
+    const double time = times[c.accepted];
+    const Vec3& p = positions[c.accepted];
+    const double deviation = std::fabs(norm(orientations[c.accepted]) - 1.0);
     const bool plausible =
         std::fabs(time) <= k_max_abs_time && time - previous >= k_min_interval &&
         std::fabs(p.x) <= k_max_abs_position && std::fabs(p.y) <= k_max_abs_position &&
@@ -111,50 +140,176 @@ void Track::append(const double* times, const Vec3* positions, const Quat* orien
     if (!plausible) {
       break;
     }
-    renormalise = renormalise || deviation > 1e-15;
-    if (deviation > max_unit_deviation_) {
-      max_unit_deviation_ = deviation;
-      max_unit_deviation_sample_ = times_.size() + accepted;
+    c.renormalise = c.renormalise || deviation > 1e-15;
+    if (deviation > c.max_deviation) {
+      c.max_deviation = deviation;
+      c.max_deviation_at = c.accepted;
     }
     previous = time;
   }
-  if (accepted > 0) {
+  return c;
+}
+
+[[gnu::always_inline]] inline void
+Track::commit_samples(std::size_t start, std::size_t valid_before, const double* times,
+                      const Vec3* positions, const Quat* orientations, const Checked& c) {
+  const std::size_t accepted = c.accepted;
+  if (c.max_deviation > max_unit_deviation_) {
+    max_unit_deviation_ = c.max_deviation;
+    max_unit_deviation_sample_ = start + c.max_deviation_at;
+  }
+  append_values(positions_, positions, accepted);
+  // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it,
+  // and data written and read back must stay bit for bit the same.
+  if (!position_only_) {
+    append_values(orientations_, orientations, accepted);
+    Quat* const stored = orientations_.data() + start;
+    for (std::size_t i = 0; c.renormalise && i < accepted; ++i) {
+      const double length = norm(stored[i]);
+      stored[i] = std::fabs(length - 1.0) <= 1e-15 ? stored[i] : stored[i] * (1.0 / length);
+    }
+  }
+  if (accepted == 1) {
+    valid_.push_back(1);
+  } else {
+    valid_.insert(valid_.end(), accepted, 1);
+  }
+  if (!dense_) {
+    valid_index_.resize(valid_before + accepted);
+    std::size_t* const index = valid_index_.data() + valid_before;
+    for (std::size_t i = 0; i < accepted; ++i) {
+      index[i] = start + i;
+    }
+  }
+  // The ends of the time base and the valid samples' span, once per call (the O(1) interval
+  // guess's scale is a division).
+  front_time_ = start == 0 ? times[0] : front_time_;
+  back_time_ = times[accepted - 1];
+  first_valid_time_ = valid_before == 0 ? times[0] : first_valid_time_;
+  last_valid_time_ = times[accepted - 1];
+  if (valid_count() > 1) {
+    index_scale_ = static_cast<double>(valid_count() - 1) / (last_valid_time_ - first_valid_time_);
+  }
+}
+
+// Both forms of append() in one body, inline in each (the one-sample form folds its loops).
+[[gnu::always_inline]] inline void Track::append_samples(const double* times, const Vec3* positions,
+                                                         const Quat* orientations,
+                                                         std::size_t count) {
+  const Checked c = check_samples(times, positions, orientations, count);
+  if (c.accepted > 0) {
     const std::size_t start = times_.size();
     const std::size_t valid_before = valid_count();
-    times_.insert(times_.end(), times, times + accepted);
-    positions_.insert(positions_.end(), positions, positions + accepted);
-    // Unit to within a few ulps is left alone: rescaling cannot improve it, only perturb it,
-    // and data written and read back must stay bit for bit the same.
-    if (!position_only_) {
-      orientations_.insert(orientations_.end(), orientations, orientations + accepted);
-      Quat* const stored = orientations_.data() + start;
-      for (std::size_t i = 0; renormalise && i < accepted; ++i) {
-        const double length = norm(stored[i]);
-        stored[i] = std::fabs(length - 1.0) <= 1e-15 ? stored[i] : stored[i] * (1.0 / length);
-      }
-    }
-    valid_.insert(valid_.end(), accepted, 1);
-    if (!dense_) {
-      valid_index_.resize(valid_before + accepted);
-      std::size_t* const index = valid_index_.data() + valid_before;
-      for (std::size_t i = 0; i < accepted; ++i) {
-        index[i] = start + i;
-      }
-    }
-    // The ends of the time base and the valid samples' span, once per call (the O(1)
-    // interval guess's scale is a division).
-    front_time_ = start == 0 ? times[0] : front_time_;
-    back_time_ = times[accepted - 1];
-    first_valid_time_ = valid_before == 0 ? times[0] : first_valid_time_;
-    last_valid_time_ = times[accepted - 1];
-    if (valid_count() > 1) {
-      index_scale_ =
-          static_cast<double>(valid_count() - 1) / (last_valid_time_ - first_valid_time_);
+    append_values(times_.own(), times, c.accepted);
+    times_.sync();
+    commit_samples(start, valid_before, times, positions, orientations, c);
+  }
+  if (c.accepted < count) {
+    refuse(times[c.accepted], {positions[c.accepted], orientations[c.accepted]});
+  }
+}
+
+void Track::append(const double* times, const Vec3* positions, const Quat* orientations,
+                   std::size_t count) {
+  append_samples(times, positions, orientations, count);
+}
+
+void Track::append(double time, const Pose& pose) {
+  append_samples(&time, &pose.p, &pose.q, 1);
+}
+
+void Track::append_together(std::vector<Track>& tracks, const double* times, const Vec3* positions,
+                            const Quat* orientations, std::size_t count) {
+  if (tracks.empty() || count == 0) {
+    return;
+  }
+  Track& lead = tracks.front();
+  for (const Track& t : tracks) {
+    if (!t.times_.shares_storage_with(lead.times_) && t.times_ != lead.times_) {
+      throw MocapError("Track::append_together: track '" + t.name_ + "' (" +
+                       std::to_string(t.size()) + " samples) does not hold the times of '" +
+                       lead.name_ + "' (" + std::to_string(lead.size()) + ")");
     }
   }
-  if (accepted < count) {
-    refuse(times[accepted], {positions[accepted], orientations[accepted]});
+  // The checks of every track first: the samples before the earliest one refused are appended
+  // to all of them, so that they keep the same times.
+  const std::size_t n = tracks.size();
+  std::vector<Checked> checked(n);
+  std::size_t accepted = count;
+  std::size_t refusing = n;
+  for (std::size_t k = 0; k < n; ++k) {
+    checked[k] =
+        tracks[k].check_samples(times, positions + k * count, orientations + k * count, count);
+    if (checked[k].accepted < accepted) {
+      accepted = checked[k].accepted;
+      refusing = k;
+    }
   }
+  if (accepted > 0) {
+    if (accepted < count) { // the samples' statistics over what is appended
+      for (std::size_t k = 0; k < n; ++k) {
+        checked[k] = tracks[k].check_samples(times, positions + k * count, orientations + k * count,
+                                             accepted);
+      }
+    }
+    const std::size_t start = lead.size();
+    std::vector<std::size_t> valid_before(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      valid_before[k] = tracks[k].valid_count();
+    }
+    append_shared_times(tracks, times, accepted);
+    for (std::size_t k = 0; k < n; ++k) {
+      tracks[k].times_ = lead.times_;
+      tracks[k].commit_samples(start, valid_before[k], times, positions + k * count,
+                               orientations + k * count, checked[k]);
+    }
+  }
+  if (refusing < n) {
+    const Track& t = tracks[refusing];
+    const std::size_t i = refusing * count + accepted;
+    t.refuse(times[accepted], {positions[i], orientations[i]});
+  }
+}
+
+bool Track::share_times(Track& other) {
+  if (&other == this || times_.shares_storage_with(other.times_)) {
+    return true;
+  }
+  if (times_ != other.times_) {
+    return false;
+  }
+  other.times_.make_shared();
+  times_ = other.times_;
+  return true;
+}
+
+void Track::append_shared_times(std::vector<Track>& tracks, const double* times,
+                                std::size_t count) {
+  TimeBase& lead = tracks.front().times_;
+  if (lead.shared_ == nullptr) { // the first block: the lead's times become the shared ones
+    lead.own_.insert(lead.own_.end(), times, times + count);
+    lead.make_shared();
+  } else {
+    // Added to where it is when only these tracks read it and it has room: no other track (a
+    // copy elsewhere, perhaps in another thread) sees it change, and no view's pointer moves.
+    std::size_t holders = 0;
+    for (const Track& t : tracks) {
+      holders += t.times_.shares_storage_with(lead) ? 1 : 0;
+    }
+    std::vector<double>& storage = *lead.shared_;
+    if (lead.shared_.use_count() == static_cast<long>(holders) && storage.size() == lead.size_ &&
+        storage.capacity() - storage.size() >= count) {
+      storage.insert(storage.end(), times, times + count);
+    } else { // storage of the lead's own, grown as a vector grows (the others take it next)
+      auto grown = std::make_shared<std::vector<double>>();
+      grown->reserve(std::max(lead.size_ + count, 2 * lead.size_));
+      grown->assign(lead.begin(), lead.end());
+      grown->insert(grown->end(), times, times + count);
+      lead.shared_ = std::move(grown);
+    }
+  }
+  lead.point();
+  lead.size_ = lead.shared_->size();
 }
 
 void Track::refuse(double time, const Pose& pose) const {
@@ -191,10 +346,12 @@ void Track::retime(const std::vector<double>& times) {
                      std::to_string(times_.size()) + " samples");
   }
   Track check(name_); // append()'s checks (and messages), on a track of the new times alone
-  check.times_.reserve(times.size());
+  std::vector<double>& checked = check.times_.own();
+  checked.reserve(times.size());
   for (const double t : times) {
     check.check_time(t);
-    check.times_.push_back(t);
+    checked.push_back(t);
+    check.times_.sync();
   }
   times_ = std::move(check.times_);
   if (!times_.empty()) {
@@ -260,7 +417,8 @@ void Track::append_gap(double time) {
     dense_ = false;
   }
   keep_ends(time);
-  times_.push_back(time);
+  times_.own().push_back(time);
+  times_.sync();
   positions_.push_back({});
   if (!position_only_) {
     orientations_.push_back({});
@@ -402,7 +560,7 @@ Track::Lookup Track::prefetch(double t, OutOfRange out_of_range) const {
     __builtin_prefetch(pair);
     __builtin_prefetch(reinterpret_cast<const char*>(pair + 2) - 1);
   };
-  lines(&times_[k]);
+  lines(times_.data() + k);
   lines(&positions_[k]);
   if (!position_only_) {
     lines(&orientations_[k]);

@@ -108,7 +108,7 @@ std::optional<NatNetVersion> bitstream_version(const std::string& text) {
 /// (a gap or the time outside the track is not tracked, as a capture system would send it).
 bool recorded_at(const Track& track, double time) {
   constexpr double k_same = 1e-9; // s
-  const std::vector<double>& times = track.times();
+  const TimeBase& times = track.times();
   const auto at = std::lower_bound(times.begin(), times.end(), time - k_same);
   if (at == times.end()) {
     return false;

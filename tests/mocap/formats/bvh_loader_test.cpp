@@ -666,6 +666,21 @@ TEST(BvhLoader, LengthScaleUpAxisAndTrackSelection) {
   EXPECT_THROW(load_capture(test::repo_data("cmu/131_03.bvh"), options), LoadError);
 }
 
+TEST(BvhLoader, ASkeletonsTracksKeepTheirFramesTimesOnce) {
+  // Every joint has a pose in every frame: the tracks share one storage of the frames' times
+  // (Track::append_together), 8 bytes a frame instead of 8 a joint-frame.
+  const Capture capture = load_capture(test::repo_data("cmu/131_03.bvh"));
+  const Track& hips = capture.tracks().front();
+  ASSERT_EQ(hips.size(), 1102u);
+  for (const Track& track : capture.tracks()) {
+    EXPECT_TRUE(track.times().shares_storage_with(hips.times())) << track.name();
+    EXPECT_EQ(track.times().data(), hips.times().data()) << track.name();
+  }
+  for (std::size_t f = 0; f < hips.size(); ++f) {
+    ASSERT_EQ(hips.time(f), static_cast<double>(f) * 0.0083333) << f;
+  }
+}
+
 // A BVH over 1 MiB is read a piece at a time: the hierarchy from the file's first MiB (cut at
 // a line's end), the rows on from there in 256 KiB pieces, which end at lines' ends too, so
 // that rows cut by a piece's end are read whole from the next. Truth: CMU 131_03 tiled three

@@ -539,6 +539,224 @@ TEST(Track, AppendingArraysRefusesTheFirstBadSampleAndKeepsThoseBefore) {
   }
 }
 
+// ---- Tracks that keep their times once (TimeBase) ------------------------------------------
+
+/// Random samples for `n` tracks over the same times, laid out as Track::append_together()
+/// takes them (track k's poses at [k * times.size(), (k + 1) * times.size())); a fifth of the
+/// orientations off unit length (renormalised on the way in).
+struct Block {
+  std::vector<double> times;
+  std::vector<Vec3> positions;
+  std::vector<Quat> orientations;
+};
+
+Block random_block(Random& rnd, std::size_t n, std::size_t count, double& t) {
+  Block b;
+  for (std::size_t i = 0; i < count; ++i) {
+    t += rnd.uniform(0.001, 0.02);
+    b.times.push_back(t);
+  }
+  for (std::size_t k = 0; k < n * count; ++k) {
+    b.positions.push_back({rnd.uniform(-3, 3), rnd.uniform(-3, 3), rnd.uniform(-3, 3)});
+    const double stretch = rnd.uniform(0, 1) < 0.2 ? 1.0 + rnd.uniform(-5e-4, 5e-4) : 1.0;
+    b.orientations.push_back(rnd.rotation() * stretch);
+  }
+  return b;
+}
+
+std::vector<Track> named_tracks(std::size_t n, const char* prefix) {
+  std::vector<Track> tracks;
+  for (std::size_t k = 0; k < n; ++k) {
+    tracks.emplace_back(prefix + std::to_string(k));
+  }
+  return tracks;
+}
+
+TEST(TrackTimes, TracksFilledTogetherAreTracksFilledAloneWithTheirTimesKeptOnce) {
+  // Random blocks appended to 2-8 tracks together, and the same samples appended to each track
+  // alone: the same tracks in every sample, figure and interpolated pose; the tracks filled
+  // together read one storage of times, the ones filled alone (the naive way) one each. With
+  // and without room reserved ahead (the times then added where they are, or moved to storage
+  // grown as a vector grows).
+  Random rnd(61);
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto n = static_cast<std::size_t>(rnd.uniform(2, 9));
+    std::vector<Track> together = named_tracks(n, "joint");
+    std::vector<Track> alone = named_tracks(n, "joint");
+    if (trial % 2 == 0) {
+      for (Track& t : together) {
+        t.reserve(static_cast<std::size_t>(rnd.uniform(0, 400)));
+      }
+    }
+    double t = rnd.uniform(-5, 5);
+    std::vector<double> probes;
+    const int blocks = static_cast<int>(rnd.uniform(1, 12));
+    for (int b = 0; b < blocks; ++b) {
+      const auto count = static_cast<std::size_t>(rnd.uniform(1, 40));
+      const Block block = random_block(rnd, n, count, t);
+      Track::append_together(together, block.times.data(), block.positions.data(),
+                             block.orientations.data(), count);
+      for (std::size_t k = 0; k < n; ++k) {
+        alone[k].append(block.times.data(), block.positions.data() + k * count,
+                        block.orientations.data() + k * count, count);
+      }
+      probes.push_back(rnd.uniform(block.times.front() - 0.1, block.times.back() + 0.1));
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      expect_same_track(together[k], alone[k], probes);
+      EXPECT_EQ(together[k].name(), alone[k].name());
+      EXPECT_TRUE(together[k].times().shares_storage_with(together[0].times())) << k;
+      EXPECT_EQ(together[k].times().data(), together[0].times().data()) << k;
+      if (k > 0) {
+        EXPECT_FALSE(alone[k].times().shares_storage_with(alone[0].times())) << k;
+        EXPECT_NE(alone[k].times().data(), alone[0].times().data()) << k;
+      }
+    }
+  }
+}
+
+TEST(TrackTimes, NoTrackSeesAnotherTracksTimesChange) {
+  // Three tracks filled together with room to spare, so that the next block is added to their
+  // storage where it is. A copy of one of them (a track and a bare TimeBase) and changes
+  // to each alone (append, a gap, retime) must leave every other track as it was: a track's
+  // times change for it alone, and storage another copy reads is never added to.
+  Random rnd(62);
+  double t = 0.0;
+  std::vector<Track> tracks = named_tracks(3, "bone");
+  tracks[0].reserve(1000);
+  Block block = random_block(rnd, 3, 20, t);
+  Track::append_together(tracks, block.times.data(), block.positions.data(),
+                         block.orientations.data(), 20);
+  // Read by these tracks alone, with room: the next block goes where the times are.
+  const double* storage = tracks[0].times().data();
+  block = random_block(rnd, 3, 5, t);
+  Track::append_together(tracks, block.times.data(), block.positions.data(),
+                         block.orientations.data(), 5);
+  EXPECT_EQ(tracks[2].times().data(), storage);
+  const Track snapshot = tracks[1];
+  const TimeBase bare = tracks[2].times();
+  const std::vector<double> before = tracks[0].times().to_vector();
+  ASSERT_TRUE(snapshot.times().shares_storage_with(tracks[0].times()));
+  block = random_block(rnd, 3, 10, t);
+  Track::append_together(tracks, block.times.data(), block.positions.data(),
+                         block.orientations.data(), 10);
+  EXPECT_EQ(tracks[0].size(), 35u);
+  EXPECT_EQ(snapshot.size(), 25u);
+  EXPECT_EQ(snapshot.times().to_vector(), before);
+  EXPECT_EQ(bare.to_vector(), before);
+  // The copies' storage was not added to: the tracks moved on to storage of their own.
+  EXPECT_FALSE(tracks[0].times().shares_storage_with(snapshot.times()));
+  EXPECT_TRUE(snapshot.times().shares_storage_with(bare));
+  EXPECT_TRUE(tracks[1].times().shares_storage_with(tracks[0].times()));
+
+  const std::vector<double> all = tracks[0].times().to_vector();
+  tracks[1].append(t + 0.01, {Vec3{}, Quat{}});
+  tracks[2].append_gap(t + 0.02);
+  std::vector<double> retimed = all;
+  for (double& x : retimed) {
+    x += 100.0;
+  }
+  tracks[0].retime(retimed);
+  EXPECT_EQ(tracks[0].times().to_vector(), retimed);
+  std::vector<double> one_more = all;
+  one_more.push_back(t + 0.01);
+  EXPECT_EQ(tracks[1].times().to_vector(), one_more);
+  one_more.back() = t + 0.02;
+  EXPECT_EQ(tracks[2].times().to_vector(), one_more);
+  EXPECT_FALSE(tracks[2].valid(35));
+  EXPECT_EQ(snapshot.times().to_vector(), before);
+}
+
+TEST(TrackTimes, AppendingTogetherRefusesAsAppendingEachTrackAlone) {
+  // A bad sample (a position beyond 1e9, an orientation far off unit length, a time that goes
+  // back) in one track of three: the samples before it are appended to every track, which
+  // still share their times, and the error is the one that track gives alone. Where two tracks
+  // refuse the same sample, the first one's error.
+  const auto message = [](const std::function<void()>& append) {
+    try {
+      append();
+    } catch (const MocapError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  Random rnd(63);
+  for (int bad = 0; bad < 3; ++bad) {
+    for (std::size_t culprit = 0; culprit < 3; ++culprit) {
+      double t = 0.0;
+      Block block = random_block(rnd, 3, 5, t);
+      Vec3* p = block.positions.data() + culprit * 5;
+      Quat* q = block.orientations.data() + culprit * 5;
+      if (bad == 0) {
+        p[3].y = 2e9;
+        block.positions[2 * 5 + 3].x = -3e9; // the third track too, at the same sample
+      } else if (bad == 1) {
+        q[3] = q[3] * 1.5;
+      } else {
+        block.times[3] = block.times[1];
+      }
+      std::vector<Track> tracks = named_tracks(3, "bone");
+      const std::string got = message([&] {
+        Track::append_together(tracks, block.times.data(), block.positions.data(),
+                               block.orientations.data(), 5);
+      });
+      const std::size_t first = bad == 2 ? 0 : culprit; // a time: every track refuses it
+      Track lone("bone" + std::to_string(first));
+      const std::string expected = message([&] {
+        lone.append(block.times.data(), block.positions.data() + first * 5,
+                    block.orientations.data() + first * 5, 5);
+      });
+      EXPECT_NE(expected, "(accepted)");
+      EXPECT_EQ(got, expected) << bad << " " << culprit;
+      EXPECT_NE(got.find("sample 3"), std::string::npos) << got;
+      for (const Track& track : tracks) {
+        EXPECT_EQ(track.size(), 3u);
+        EXPECT_TRUE(track.times().shares_storage_with(tracks[0].times()));
+      }
+    }
+  }
+  // Tracks that do not hold the same times are refused by name.
+  std::vector<Track> mixed = named_tracks(2, "bone");
+  mixed[1].append(0.0, {Vec3{}, Quat{}});
+  const double time = 1.0;
+  const std::vector<Vec3> p(2);
+  const std::vector<Quat> q(2);
+  const std::string refused =
+      message([&] { Track::append_together(mixed, &time, p.data(), q.data(), 1); });
+  EXPECT_NE(refused.find("'bone1'"), std::string::npos) << refused;
+  EXPECT_EQ(mixed[0].size(), 0u);
+}
+
+TEST(TrackTimes, EqualTimesAreSharedOnRequestAndByACapture) {
+  const std::vector<double> times = uniform_times(50, 0.01);
+  Track a = analytic_track(times), b = analytic_track(times);
+  Track later = analytic_track(uniform_times(50, 0.02));
+  EXPECT_FALSE(b.times().shares_storage_with(a.times()));
+  const double* own = a.times().data();
+  EXPECT_TRUE(b.share_times(a));
+  EXPECT_TRUE(b.times().shares_storage_with(a.times()));
+  EXPECT_EQ(a.times().data(), own); // a's times stay where they were
+  EXPECT_EQ(b.times().to_vector(), times);
+  EXPECT_FALSE(later.share_times(a));
+  EXPECT_FALSE(later.times().shares_storage_with(a.times()));
+  // A capture keeps a track's times once where they are the ones of the track added before.
+  Capture capture;
+  Track first = analytic_track(times), second = analytic_track(times);
+  later = analytic_track(uniform_times(50, 0.02));
+  capture.add_track(std::move(first));
+  Track renamed("second");
+  renamed.append(second.times().data(), second.positions().data(), second.orientations().data(),
+                 second.size());
+  capture.add_track(std::move(renamed));
+  Track other("later");
+  other.append(later.times().data(), later.positions().data(), later.orientations().data(),
+               later.size());
+  capture.add_track(std::move(other));
+  EXPECT_TRUE(capture.tracks()[1].times().shares_storage_with(capture.tracks()[0].times()));
+  EXPECT_FALSE(capture.tracks()[2].times().shares_storage_with(capture.tracks()[0].times()));
+  EXPECT_EQ(capture.tracks()[1].times().to_vector(), times);
+}
+
 TEST(Capture, TracksAreFoundByNameAndNamesAreUnique) {
   CaptureInfo info;
   info.source = "unit test";
