@@ -419,8 +419,9 @@ private:
 
   static constexpr Quat k_identity_{};
 
-  // The fields prefetch() and sample() read come first, in the object's first two cache
-  // lines (prefetch_fields()); the rest after.
+  // The fields prefetch() and sample() read come first, in at most three cache lines
+  // (prefetch_fields()), up to the times' view (TimeBase's data and size; its storage after);
+  // the rest after.
   /// (valid samples - 1) / (their time span): the O(1) interval guess without a division.
   double index_scale_ = 0.0;
   /// Times of the first and last valid samples, kept by append(): sample() reads them without
@@ -432,13 +433,13 @@ private:
   /// Every sample is valid: sample indices are valid indices, no index stored or read.
   bool dense_ = true;
   bool position_only_ = false;
-  TimeBase times_;
   std::vector<Vec3> positions_;
   std::vector<Quat> orientations_;
   /// Indices of the valid samples, ascending, once the track has a gap (empty while dense_:
   /// sample k is then valid sample k, and 8 bytes a sample are saved); interpolation runs over
   /// these.
   std::vector<std::size_t> valid_index_;
+  TimeBase times_;
   std::vector<std::uint8_t> valid_;
   std::string name_;
   std::size_t flips_ = 0;

@@ -532,10 +532,12 @@ double Track::wrap(double t, OutOfRange out_of_range, double& cycle) const {
 }
 
 void Track::prefetch_fields() const {
-  // From the first hot field to the last byte of valid_index_: at most three lines.
-  __builtin_prefetch(&index_scale_);
-  __builtin_prefetch(&positions_);
-  __builtin_prefetch(reinterpret_cast<const char*>(&valid_index_ + 1) - 1);
+  // From the first hot field to the last byte of the times' view (TimeBase's first two
+  // fields): 136 bytes, at most three lines, each of which one of these addresses falls in.
+  const char* const first = reinterpret_cast<const char*>(&index_scale_);
+  __builtin_prefetch(first);
+  __builtin_prefetch(first + 64);
+  __builtin_prefetch(reinterpret_cast<const char*>(&times_) + 2 * sizeof(void*) - 1);
 }
 
 Track::Lookup Track::prefetch(double t, OutOfRange out_of_range) const {
