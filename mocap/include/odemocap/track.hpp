@@ -99,9 +99,10 @@ private:
 };
 
 /// A track's sample times (s): a view, indexable and iterable like a vector, of storage that
-/// tracks may share. Copies of a track, and tracks filled together (Track::append_together(),
-/// what the BVH loader does), hold their times once; a track whose times change is given its own
-/// copy first, so the sharing shows in memory only. Valid while the track is alive and unchanged.
+/// tracks may share. Tracks filled together (Track::append_together(), what the BVH loader does)
+/// or given each other's equal times (Track::share_times(), Capture::add_track()), and copies of
+/// them, hold their times once; a track whose times change is given its own copy first, so the
+/// sharing shows in memory only. Valid while the track is alive and unchanged.
 class TimeBase {
 public:
   TimeBase() noexcept = default;
