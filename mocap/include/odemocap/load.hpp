@@ -114,7 +114,7 @@ struct LoadOptions {
 
 /// Loads the capture in the file at `path`; the format comes from the content (see
 /// detect_format) unless options.format says otherwise. Throws LoadError. C3D files (1 MiB
-/// windows), and Motive and rigid-body CSV files over 1 MiB (256 KiB chunks), are read a piece
+/// windows), and Motive and rigid-body CSV files over 1 MiB (64 KiB chunks), are read a piece
 /// at a time, never whole: the load's memory is the capture's plus a few MiB. Other formats are
 /// read whole first.
 Capture load_capture(const std::string& path, const LoadOptions& options = {});

@@ -20,8 +20,9 @@ class CsvReader {
 public:
   /// Skips a UTF-8 byte order mark at the start.
   CsvReader(std::string_view text, std::string_view source, char delimiter);
-  /// The text of a stream read 256 KiB at a time (a file never in memory whole): the cells of a
-  /// row are valid until the next call of next_row(). Throws LoadError when reading fails.
+  /// The text of a stream read 64 KiB at a time into one buffer (a file never in memory whole;
+  /// only a row longer than half of that grows it): the cells of a row are valid until the next
+  /// call of next_row(). Throws LoadError when reading fails.
   CsvReader(std::istream& in, std::string_view source, char delimiter);
 
   /// Reads the next line's cells into `cells`; false when the text is exhausted.

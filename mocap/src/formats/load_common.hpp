@@ -122,7 +122,7 @@ Capture load_bvh_file(std::string head, std::size_t size, const std::string& pat
 Capture load_c3d_file(const std::string& path, std::size_t size, const LoadOptions& options);
 
 /// load_capture()'s path for the two table formats whose files grow largest: the file read
-/// from `in` 256 KiB at a time (never in memory whole); `head` is its beginning (at least its
+/// from `in` 64 KiB at a time (never in memory whole); `head` is its beginning (at least its
 /// first line, and its comment lines for the rigid-body CSV), `lines` its line count.
 Capture load_motive_csv_file(std::istream& in, std::string_view head, std::size_t lines,
                              std::string_view source, const LoadOptions& options);

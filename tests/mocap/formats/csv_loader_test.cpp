@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -687,6 +688,41 @@ TEST(CsvFromFile, AStreamedRigidBodyFileKeepsItsCommentAndSemicolonsAfterAByteOr
   EXPECT_EQ(streamed.info().up_axis_source, "declared");
   expect_same_capture(streamed, parse_rigid_body_csv(text, path));
   std::remove(path.c_str());
+}
+
+TEST(CsvFromFile, AStreamedFileWhoseRowsAreLongerThanTheReadersChunkLoadsAsInMemory) {
+  // The reader fills a buffer of 64 kB behind what is left of a row, and grows it only for a
+  // row longer than half of it: rows of about 7, 36 and 83 kB (200, 1100 and 2500 tracks)
+  // take both paths, the last longer than a whole chunk.
+  std::mt19937 random(11);
+  for (const int tracks : {200, 1100, 2500}) {
+    std::string text = "time";
+    for (int k = 0; k < tracks; ++k) {
+      const std::string name = ",b" + std::to_string(k);
+      for (const char* field : {".x", ".y", ".z", ".qw", ".qx", ".qy", ".qz"}) {
+        text += name + field;
+      }
+    }
+    text += "\n";
+    std::uniform_real_distribution<double> coordinate(-2.0, 2.0);
+    for (int row = 0; text.size() <= (std::size_t{1} << 20); ++row) {
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%.3f", row / 100.0);
+      text += cell;
+      for (int k = 0; k < tracks; ++k) {
+        std::snprintf(cell, sizeof cell, ",%.5f,%.5f,%.5f,1,0,0,0", coordinate(random),
+                      coordinate(random), coordinate(random));
+        text += cell;
+      }
+      text += "\n";
+    }
+    const std::string path = ::testing::TempDir() + "long_rows.csv";
+    write_file(path, text);
+    const Capture streamed = load_capture(path);
+    ASSERT_EQ(streamed.tracks().size(), static_cast<std::size_t>(tracks));
+    expect_same_capture(streamed, parse_rigid_body_csv(text, path));
+    std::remove(path.c_str());
+  }
 }
 
 TEST(CsvFromFile, AnErrorDeepInAStreamedFileNamesTheSameLineAndColumn) {
