@@ -140,7 +140,8 @@ struct LiveFlags {
   std::string protocol_name = "natnet";
   std::string up;
 
-  void add_to(CLI::App* command, int& port, int& data_port, std::string& multicast) {
+  void add_to(CLI::App* command, int& port, int& data_port, std::string& multicast,
+              std::string& multicast_interface) {
     command->add_option("--protocol", protocol_name, "natnet or qtm (default natnet)")
         ->check(CLI::IsMember({"natnet", "qtm"}));
     command
@@ -159,6 +160,14 @@ struct LiveFlags {
     command->add_option("--multicast", multicast,
                         std::string("NatNet: ") + (serving ? "send frames to" : "join") +
                             " this multicast group (Motive's: 239.255.42.99)");
+    command->add_option(
+        "--interface", multicast_interface,
+        serving ? "NatNet multicast: IPv4 address of the interface frames leave by (Motive's "
+                  "Local Interface; default: loopback, for clients on this machine, and the "
+                  "interface the system routes the group through)"
+                : "NatNet multicast: IPv4 address of the interface to join the group on (e.g. "
+                  "127.0.0.1 for a server on this machine sending by loopback; default: the "
+                  "interface the system routes the group through)");
     command
         ->add_option(serving ? "--stream-up" : "--server-up", up,
                      serving ? "up axis of the frames sent (x, y or z; default NatNet y, as "
@@ -351,7 +360,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9",
                              "2.10", "2.11", "3.0", "3.1", "4.0", "4.1"}));
   serve_flags.add_to(serve, serve_command.server.command_port, serve_command.server.data_port,
-                     serve_command.server.multicast);
+                     serve_command.server.multicast, serve_command.server.multicast_interface);
   load_flags.add_to(serve, load);
 
   cli::RecordCommand record_command;
@@ -362,7 +371,7 @@ int main(int argc, char** argv) {
   record->add_option("--server", record_command.stream.server, "address of Motive or QTM")
       ->capture_default_str();
   record_flags.add_to(record, record_command.stream.command_port, record_command.stream.data_port,
-                      record_command.stream.multicast);
+                      record_command.stream.multicast, record_command.stream.multicast_interface);
   record->add_option("--duration", record_command.duration, "seconds to record")
       ->check(k_positive)
       ->capture_default_str();

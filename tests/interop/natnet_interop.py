@@ -2,7 +2,8 @@
 with serve's default options the client connects, reads the model definitions, receives at
 least 95% of the frames and every pose equals the capture's to 1e-6 m; two clients at once,
 one of them leaving; NatNet 2.9 and 4.1 (section sizes, assets) read by the client's own
-reader. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
+reader; with --multicast, the client in its multicast mode joined on 127.0.0.1 (its default)
+and on the routed interface gets every frame once. Usage: natnet_interop.py ODEMOCAP SCRATCH_DIR"""
 import os
 import socket
 import struct
@@ -96,7 +97,63 @@ def main():
     port = free_port(socket.SOCK_DGRAM)
     with serving(odemocap, scratch, "natnet", port, ["--natnet-version", "4.0"]):
         run_41(port, ask=True)
+    # Multicast, Motive's default streaming mode: the client joins the group on the local
+    # address it is given (127.0.0.1 by default), and on the interface this machine routes the
+    # group through where it has one. Each case has a group of its own (Linux hands a socket
+    # every group's datagrams joined on the machine, on any interface).
+    for group, local in (("239.255.42.81", "127.0.0.1"), ("239.255.42.82", routed_address())):
+        if local is None:
+            print("skipped: multicast joined on the routed interface (no route but loopback)")
+            continue
+        port, data_port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
+        with serving(odemocap, scratch, "natnet", port,
+                     ["--multicast", group, "--data-port", str(data_port)]):
+            run_multicast(port, group, data_port, local)
     return finish()
+
+
+def routed_address():
+    """This machine's address on the interface it routes multicast through; None when that
+    is loopback or there is none."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("239.255.42.82", 9))  # picks the route; sends nothing
+        address = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if address.startswith("127.") else address
+
+
+def run_multicast(port, group, data_port, local):
+    """The client in its multicast mode, joined on `local`: it gets the frames, each once,
+    at the capture's poses."""
+    client = NatNetClient(server_ip_address="127.0.0.1", local_ip_address=local,
+                          multicast_address=group, command_port=port, data_port=data_port,
+                          use_multicast=True)
+    numbers, frames, lock = [], {}, threading.Lock()
+
+    def on_frame(frame):
+        with lock:
+            numbers.append(frame.prefix.frame_number)
+            frames[frame.prefix.frame_number] = frame
+
+    client.on_data_frame_received_event.handlers.append(on_frame)
+    client.connect(timeout=5.0)
+    client.run_async()
+    time.sleep(1.5)
+    client.stop_async()
+    client.shutdown()
+    with lock:
+        got, distinct = len(numbers), len(set(numbers))
+        span = max(numbers) - min(numbers) + 1 if numbers else 0
+        received = dict(frames)
+    what = f"multicast {group} joined on {local}: "
+    check(span >= 0.95 * capture.RATE * 1.0, f"{what}frames over {span} frame numbers in 1.5 s")
+    check(span > 0 and distinct >= 0.95 * span, f"{what}{distinct} of the {span} frames arrived")
+    check(got == distinct, f"{what}each frame once ({got} datagrams, {distinct} frames)")
+    check_poses(received, what)
 
 
 def run_41(port, ask):

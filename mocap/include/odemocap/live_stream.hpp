@@ -43,6 +43,10 @@ struct LiveStreamSettings {
   int data_port = -1;
   /// NatNet multicast group to join ("" for unicast; Motive's default is 239.255.42.99).
   std::string multicast;
+  /// With `multicast`: the IPv4 address of the local interface to join the group on (the one
+  /// the server sends by, e.g. "127.0.0.1" for a server on this machine sending on loopback, as
+  /// Motive's default Local Interface); "": the interface the system routes the group through.
+  std::string multicast_interface;
   double connect_timeout = 2.0; ///< s to wait for the server's answers
   /// The up axis of the server's world frame; default the protocol's: NatNet Y (Motive's
   /// default), QTM Z.
@@ -149,6 +153,11 @@ struct StreamServerSettings {
   int data_port = -1;
   /// NatNet: send frames to this multicast group instead of each client ("": unicast).
   std::string multicast;
+  /// With `multicast`: the IPv4 address of the local interface frames leave by (Motive's Local
+  /// Interface). "": by loopback, for clients on this machine that join the group there (as the
+  /// clients of OptiTrack's SDK and others do by default), and by the interface the system
+  /// routes the group through, for the others (and clients that join on any interface).
+  std::string multicast_interface;
   NatNetVersion natnet_version{3, 1};
   /// The up axis frames are sent with (the capture is turned from its own); default the
   /// protocol's: NatNet Y (as Motive streams by default), QTM Z.

@@ -164,6 +164,15 @@ struct LiveStream::Impl {
 
   void connect_natnet() {
     command = std::make_unique<net::UdpSocket>(0);
+    // The data socket listens before frames are asked for: frames sent to it while the names
+    // are awaited wait in its buffer instead of being lost.
+    if (settings.data_port != 0) {
+      const int port = settings.data_port < 0 ? k_natnet_data_port : settings.data_port;
+      data = std::make_unique<net::UdpSocket>(port, !settings.multicast.empty());
+      if (!settings.multicast.empty()) {
+        data->join_multicast(settings.multicast, settings.multicast_interface);
+      }
+    }
     const std::vector<std::uint8_t> hello = natnet_request(NatNetMessage::Connect);
     std::vector<std::uint8_t> buffer(k_datagram);
     const double deadline = steady_seconds() + settings.connect_timeout;
@@ -217,13 +226,6 @@ struct LiveStream::Impl {
     }
     for (const auto& [packet, when] : early) {
       receive(packet.data(), packet.size(), when);
-    }
-    if (settings.data_port != 0) {
-      const int port = settings.data_port < 0 ? k_natnet_data_port : settings.data_port;
-      data = std::make_unique<net::UdpSocket>(port, !settings.multicast.empty());
-      if (!settings.multicast.empty()) {
-        data->join_multicast(settings.multicast);
-      }
     }
   }
 
@@ -430,6 +432,10 @@ LiveStream::LiveStream(LiveStreamSettings settings) : impl_(std::make_unique<Imp
   }
   if (!(settings.connect_timeout > 0.0)) {
     throw MocapError("LiveStreamSettings::connect_timeout must be positive");
+  }
+  if (!settings.multicast_interface.empty() && settings.multicast.empty()) {
+    throw MocapError("LiveStreamSettings::multicast_interface is for multicast: give the group "
+                     "too");
   }
   LiveSource check("settings", settings.source); // validates the source settings once
   s.settings = std::move(settings);

@@ -125,6 +125,37 @@ int Fd::release() {
   return fd;
 }
 
+std::uint32_t ipv4_address(const std::string& text, const std::string& what) {
+  in_addr a{};
+  if (inet_pton(AF_INET, text.c_str(), &a) != 1) {
+    throw MocapError(what + " must be an IPv4 address (a.b.c.d), got '" + text + "'");
+  }
+  return a.s_addr;
+}
+
+bool is_loopback(std::uint32_t address) {
+  return (ntohl(address) >> 24) == 127;
+}
+
+std::uint32_t route_source(const Endpoint& to) {
+  // A datagram socket's connect() sends nothing: it picks the route, whose source address
+  // getsockname() then gives.
+  const Fd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) {
+    fail("socket");
+  }
+  const sockaddr_in a = to_sockaddr(to);
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+    return 0;
+  }
+  sockaddr_in local{};
+  socklen_t n = sizeof local;
+  if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &n) != 0) {
+    fail("getsockname");
+  }
+  return local.sin_addr.s_addr;
+}
+
 bool wait_readable(int fd, double timeout) {
   pollfd p{fd, POLLIN, 0};
   for (;;) {
@@ -144,14 +175,25 @@ int UdpSocket::local_port() const {
   return local_port_of(fd_.get());
 }
 
-void UdpSocket::join_multicast(const std::string& group) {
+void UdpSocket::join_multicast(const std::string& group, const std::string& interface_address) {
   ip_mreq m{};
   if (inet_pton(AF_INET, group.c_str(), &m.imr_multiaddr) != 1) {
     throw MocapError("multicast group '" + group + "' is not an IPv4 address");
   }
-  m.imr_interface.s_addr = htonl(INADDR_ANY);
+  m.imr_interface.s_addr = interface_address.empty()
+                               ? htonl(INADDR_ANY)
+                               : ipv4_address(interface_address, "the multicast interface");
   if (setsockopt(fd_.get(), IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) != 0) {
-    fail("joining multicast group " + group);
+    fail("joining multicast group " + group +
+         (interface_address.empty() ? std::string() : " on interface " + interface_address));
+  }
+}
+
+void UdpSocket::set_multicast_interface(std::uint32_t address) {
+  in_addr a{};
+  a.s_addr = address;
+  if (setsockopt(fd_.get(), IPPROTO_IP, IP_MULTICAST_IF, &a, sizeof a) != 0) {
+    fail("setsockopt IP_MULTICAST_IF " + Endpoint{address, 0}.str());
   }
 }
 

@@ -41,6 +41,17 @@ private:
   int fd_ = -1;
 };
 
+/// `text` as an IPv4 address (network byte order): a dotted quad; otherwise throws MocapError
+/// naming `what`.
+std::uint32_t ipv4_address(const std::string& text, const std::string& what);
+
+/// Whether an address (network byte order) is in 127.0.0.0/8.
+bool is_loopback(std::uint32_t address);
+
+/// The IPv4 address (network byte order) of the interface the system sends datagrams to `to`
+/// from; 0 when it has no route there.
+std::uint32_t route_source(const Endpoint& to);
+
 /// Waits until `fd` is readable, at most `timeout` s; false on timeout.
 bool wait_readable(int fd, double timeout);
 
@@ -51,10 +62,15 @@ public:
   explicit UdpSocket(int port = 0, bool reuse = false);
   int fd() const { return fd_.get(); }
   int local_port() const;
-  /// Receives datagrams sent to `group` (e.g. NatNet's 239.255.42.99) on this socket's port.
-  void join_multicast(const std::string& group);
+  /// Receives datagrams sent to `group` (e.g. NatNet's 239.255.42.99) on this socket's port,
+  /// on the interface with the IPv4 address `interface_address` ("": the one the system routes
+  /// the group through).
+  void join_multicast(const std::string& group, const std::string& interface_address = "");
   /// Multicast datagrams sent from here reach receivers on this machine too.
   void set_multicast_loopback(bool on);
+  /// Multicast datagrams sent from here leave by the interface with this IPv4 address (else by
+  /// the one the system routes the group through).
+  void set_multicast_interface(std::uint32_t address);
   void send_to(const std::uint8_t* data, std::size_t size, const Endpoint& to);
   /// One datagram into `buffer` (truncated to `capacity`), waiting at most `timeout` s; 0 on
   /// timeout. `from` (optional) receives the sender.

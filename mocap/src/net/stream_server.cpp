@@ -63,6 +63,7 @@ struct Destination {
   std::shared_ptr<QtmSession> session;   ///< QTM: the client that asked
   std::vector<QtmComponent> components;  ///< QTM: what it streams, in its order
   std::uint64_t divisor = 1;             ///< QTM: every divisor-th frame
+  bool group = false;                    ///< NatNet: the multicast group (group_senders)
 };
 
 /// The version a NatNet connect request asks for: NatNet 4 SDKs send "Ping", zeros and the
@@ -130,6 +131,8 @@ struct StreamServer::Impl {
 
   std::unique_ptr<net::UdpSocket> command; // NatNet
   std::unique_ptr<net::UdpSocket> data;    // both: frames leave from here
+  /// NatNet multicast: frames to the group leave from each, by its interface.
+  std::vector<std::unique_ptr<net::UdpSocket>> group_senders;
   std::unique_ptr<net::TcpListener> listener;
   std::vector<std::thread> qtm_threads; // one per QTM client
   std::vector<std::string> marker_names;
@@ -289,6 +292,7 @@ struct StreamServer::Impl {
     d.heard = Clock::now();
     if (info.multicast) {
       d.udp = net::resolve(settings.multicast, natnet_data_port());
+      d.group = true;
       d.version = settings.natnet_version; // one stream for every listener
     } else if (settings.data_port > 0) {
       d.udp.port = static_cast<std::uint16_t>(settings.data_port);
@@ -665,12 +669,55 @@ struct StreamServer::Impl {
         const std::vector<std::uint8_t>& bytes = packet(d);
         if (d.tcp) {
           qtm_send(*d.session, bytes);
+        } else if (d.group) {
+          send_to_group(bytes, d.udp);
         } else {
           data->send_to(bytes.data(), bytes.size(), d.udp);
         }
       } catch (const MocapError&) {
         // a client that went away; the others still get their frames
       }
+    }
+  }
+
+  /// A frame to the multicast group by each interface: a failure on one (its network down)
+  /// does not keep it from the others.
+  void send_to_group(const std::vector<std::uint8_t>& bytes, const net::Endpoint& group) {
+    for (const std::unique_ptr<net::UdpSocket>& sender : group_senders) {
+      try {
+        sender->send_to(bytes.data(), bytes.size(), group);
+      } catch (const MocapError&) {
+      }
+    }
+  }
+
+  /// The sockets frames to the multicast group leave from: by the interface settings name, or
+  /// else by loopback and by the interface the system routes the group through (unless that
+  /// is loopback too, which would send each frame twice there).
+  void open_group_senders() {
+    const auto sender = [this](std::optional<std::uint32_t> interface_address) {
+      auto socket = std::make_unique<net::UdpSocket>(0);
+      socket->set_multicast_loopback(true); // receivers on this machine get the frames too
+      if (interface_address) {
+        socket->set_multicast_interface(*interface_address);
+      }
+      group_senders.push_back(std::move(socket));
+    };
+    if (!settings.multicast_interface.empty()) {
+      const char* what = "StreamServerSettings::multicast_interface";
+      const std::uint32_t address = net::ipv4_address(settings.multicast_interface, what);
+      try {
+        sender(address);
+      } catch (const MocapError& e) {
+        throw MocapError(std::string(what) + " '" + settings.multicast_interface +
+                         "' names no interface of this machine (" + e.what() + ")");
+      }
+      return;
+    }
+    sender(net::ipv4_address("127.0.0.1", "loopback"));
+    const std::uint32_t routed = net::route_source(net::resolve(settings.multicast, 0));
+    if (routed != 0 && !net::is_loopback(routed)) {
+      sender(std::nullopt);
     }
   }
 
@@ -802,6 +849,10 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   if (!(settings.rate >= 0.0 && settings.rate <= 100000.0)) {
     throw MocapError("StreamServerSettings::rate must be in [0, 100000] Hz");
   }
+  if (!settings.multicast_interface.empty() && settings.multicast.empty()) {
+    throw MocapError("StreamServerSettings::multicast_interface is for multicast: give the "
+                     "group too");
+  }
   if (settings.protocol == LiveProtocol::NatNet) {
     encode_natnet_frame(NatNetFrame{}, settings.natnet_version); // refuses unknown versions
   }
@@ -818,7 +869,7 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
     const int port = s.settings.command_port < 0 ? k_natnet_command_port : s.settings.command_port;
     s.command = std::make_unique<net::UdpSocket>(port);
     if (!s.settings.multicast.empty()) {
-      s.data->set_multicast_loopback(true);
+      s.open_group_senders();
     }
     s.control_thread = std::thread([&s] { s.natnet_control(); });
   } else {

@@ -16,8 +16,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace odemocap {
@@ -473,6 +476,162 @@ private:
 
 // A server whose connect reply says NatNet 5.0 (a layout not known) is refused at connect,
 // saying which version, not misread frame by frame.
+/// A receiver of a NatNet multicast group on this machine, joined on one interface as a
+/// client is (OptiTrack's SDK clients and ../shared/clients/natnet join on the local address
+/// they are given, 127.0.0.1 by default; others on any). Each test's receiver has a group of
+/// its own: Linux gives a socket the datagrams of every group joined on the machine, on any
+/// interface (IP_MULTICAST_ALL), so receivers of one group joined on different interfaces
+/// would each see what the others see.
+struct GroupReceiver {
+  GroupReceiver(std::string group_address, const std::string& interface)
+      : group(std::move(group_address)), socket(0, true) {
+    socket.join_multicast(group, interface);
+  }
+  /// Asks `server` for frames (a NatNet connect request), then counts the frames that arrive
+  /// in `seconds`, and how many of them repeat a frame number.
+  void listen(const StreamServer& server, double seconds) {
+    net::UdpSocket client(0);
+    const std::uint8_t connect[] = {0, 0, 5, 0, 'P', 'i', 'n', 'g', 0};
+    client.send_to(connect, sizeof connect, net::resolve("127.0.0.1", server.command_port()));
+    std::set<std::uint32_t> seen;
+    std::vector<std::uint8_t> buffer(65536);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      const std::size_t n = socket.receive(buffer.data(), buffer.size(), 0.01);
+      if (n >= 8 && buffer[0] == 7 && buffer[1] == 0) { // a frame of data
+        std::uint32_t number = 0;
+        std::memcpy(&number, &buffer[4], 4);
+        ++frames;
+        repeats += seen.insert(number).second ? 0 : 1;
+      }
+    }
+  }
+  StreamServerSettings server_settings() const {
+    StreamServerSettings s = odemocap::server_settings(LiveProtocol::NatNet);
+    s.multicast = group;
+    s.data_port = socket.local_port();
+    return s;
+  }
+  std::string group;
+  net::UdpSocket socket;
+  std::size_t frames = 0, repeats = 0;
+};
+
+/// The IPv4 address of the interface this machine routes `group` through, as text; "" when
+/// that is no route or loopback.
+std::string routed_interface(const std::string& group) {
+  const std::uint32_t routed = net::route_source(net::resolve(group, 0));
+  if (routed == 0 || net::is_loopback(routed)) {
+    return "";
+  }
+  const std::string with_port = net::Endpoint{routed, 0}.str(); // "a.b.c.d:0"
+  return with_port.substr(0, with_port.find(':'));
+}
+
+TEST(LiveStream, NatNetMulticastReachesClientsJoinedOnLoopbackAndOnTheRoutedInterface) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand(); // 100 Hz
+  GroupReceiver loopback("239.255.42.91", "127.0.0.1");
+  StreamServer server(capture, loopback.server_settings());
+  loopback.listen(server, 0.5);
+  EXPECT_GE(loopback.frames, 30u); // about 50
+  EXPECT_EQ(loopback.repeats, 0u);
+  // A client joined on any interface gets the routed interface's copy, once. Not where the
+  // machine has no route to the group but loopback.
+  if (routed_interface("239.255.42.92").empty()) {
+    GTEST_SKIP() << "no route to the group but loopback here";
+  }
+  GroupReceiver any("239.255.42.92", "");
+  StreamServer second(capture, any.server_settings());
+  any.listen(second, 0.5);
+  EXPECT_GE(any.frames, 30u);
+  EXPECT_EQ(any.repeats, 0u);
+}
+
+TEST(LiveStream, NatNetMulticastByTheRoutedInterfaceAloneMissesClientsJoinedOnLoopback) {
+  // What the server did before it sent by loopback too: a client on this machine joined on
+  // 127.0.0.1 (the default of the clients above) got nothing.
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const std::string routed = routed_interface("239.255.42.93");
+  if (routed.empty()) {
+    GTEST_SKIP() << "no route to the group but loopback here";
+  }
+  const Capture capture = stand();
+  GroupReceiver loopback("239.255.42.93", "127.0.0.1");
+  StreamServerSettings by_route = loopback.server_settings();
+  by_route.multicast_interface = routed;
+  StreamServer server(capture, by_route);
+  loopback.listen(server, 0.5);
+  EXPECT_EQ(loopback.frames, 0u);
+  // Named, loopback alone reaches it.
+  GroupReceiver again("239.255.42.94", "127.0.0.1");
+  StreamServerSettings by_loopback = again.server_settings();
+  by_loopback.multicast_interface = "127.0.0.1";
+  StreamServer second(capture, by_loopback);
+  again.listen(second, 0.5);
+  EXPECT_GE(again.frames, 30u);
+}
+
+TEST(LiveStream, ALiveStreamJoinsTheMulticastGroupOnTheInterfaceItIsGiven) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  // A server sending by loopback alone: only a receiver joined there hears it.
+  const int port = net::UdpSocket(0).local_port();
+  StreamServerSettings s = server_settings(LiveProtocol::NatNet);
+  s.multicast = "239.255.42.96";
+  s.multicast_interface = "127.0.0.1";
+  s.data_port = port;
+  StreamServer server(capture, s);
+  LiveStreamSettings c = client_of(server, LiveProtocol::NatNet);
+  c.multicast = s.multicast;
+  c.multicast_interface = "127.0.0.1";
+  c.data_port = port;
+  LiveStream stream(c);
+  ASSERT_TRUE(server.wait_finished(20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(stream.stats().frames, server.frame_count());
+  c.multicast_interface = "lo";
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              LiveStream bad(c);
+            }).find("the multicast interface must be an IPv4 address (a.b.c.d), got 'lo'"),
+            std::string::npos);
+  c.multicast.clear();
+  c.multicast_interface = "127.0.0.1";
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              LiveStream bad(c);
+            }).find("multicast_interface is for multicast"),
+            std::string::npos);
+}
+
+TEST(LiveStream, ANatNetMulticastInterfaceThatIsNoAddressOfThisMachineIsRefused) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  StreamServerSettings s = server_settings(LiveProtocol::NatNet);
+  s.multicast = "239.255.42.95";
+  s.multicast_interface = "eth0";
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              StreamServer server(capture, s);
+            }).find("multicast_interface must be an IPv4 address (a.b.c.d), got 'eth0'"),
+            std::string::npos);
+  s.multicast_interface = "192.0.2.254"; // TEST-NET-1: documentation only
+  if (net::route_source(net::resolve("192.0.2.254", 9)) != net::resolve("192.0.2.254", 0).address) {
+    EXPECT_NE(test::error_message<MocapError>([&] {
+                StreamServer server(capture, s);
+              }).find("'192.0.2.254' names no interface of this machine"),
+              std::string::npos);
+  }
+  s.multicast.clear();
+  s.multicast_interface = "127.0.0.1";
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              StreamServer server(capture, s);
+            }).find("multicast_interface is for multicast"),
+            std::string::npos);
+}
+
 TEST(LiveStream, ANatNetVersionNotReadIsRefusedAtConnect) {
   net::UdpSocket socket(0);
   std::atomic<bool> stop{false};
