@@ -542,11 +542,16 @@ Capture parse_asf_amc(std::string_view asf_text, std::string_view amc_text, std:
       }
       known[b] = given && (b == 0 || known[static_cast<std::size_t>(bone.parent)]);
       if (!known[b]) {
-        if (track_of[b] >= 0) {
-          tracks[static_cast<std::size_t>(track_of[b])].append_gap(t);
-        }
-        if (end_of[b] >= 0) {
-          ends[static_cast<std::size_t>(end_of[b])].append_gap(t);
+        try {
+          if (track_of[b] >= 0) {
+            tracks[static_cast<std::size_t>(track_of[b])].append_gap(t);
+          }
+          if (end_of[b] >= 0) {
+            ends[static_cast<std::size_t>(end_of[b])].append_gap(t);
+          }
+        } catch (const MocapError& e) {
+          r.fail(lines[frame_starts[f]].number,
+                 "frame " + std::string(lines[frame_starts[f]].text) + ": " + e.what());
         }
         continue;
       }

@@ -840,7 +840,12 @@ Capture parse_c3d_from(ByteSource& input, std::string_view source, const LoadOpt
           valid = valid && std::isfinite(v);
         }
         if (!valid) {
-          track.append_gap(t);
+          try {
+            track.append_gap(t);
+          } catch (const MocapError& e) {
+            bytes.fail(at, "rotation '" + rotation_labels[r] + "' sample " + std::to_string(s) +
+                               ": " + e.what());
+          }
           continue;
         }
         Mat3 rotation;

@@ -416,5 +416,22 @@ TEST(AsfAmc, AFrameThatLeavesOutBonesMakesGapsNotTheRestPose) {
   EXPECT_THROW(parse_asf_amc(asf, amc, "cut.amc", strict), LoadError);
 }
 
+TEST(AsfAmc, AGapTheTracksRefuseIsALoadErrorNamingTheFrame) {
+  // Frame 2 without its root line (every bone without a pose there) at a rate that puts frames
+  // 0.1 ns apart: the tracks refuse the gaps, and the loader says where, in its own error type.
+  std::string amc = slurp(test::repo_data("cmu/131_03_first3.amc"));
+  const std::size_t frame2 = amc.find("\n2\r\n");
+  ASSERT_NE(frame2, std::string::npos);
+  const std::size_t root = amc.find("root", frame2);
+  amc.erase(root, amc.find('\n', root) + 1 - root);
+  LoadOptions fast;
+  fast.frame_rate = 1e10;
+  const std::string message = test::error_message<LoadError>(
+      [&] { parse_asf_amc(slurp(test::repo_data("cmu/131.asf")), amc, "cut.amc", fast); });
+  EXPECT_NE(message.find("frame 2: track 'root', sample 1: time 1e-10 s is less than 1e-9 s"),
+            std::string::npos)
+      << message;
+}
+
 } // namespace
 } // namespace odemocap
