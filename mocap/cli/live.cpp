@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <odemocap/qtm_rt.hpp>
 #include <odemocap/save.hpp>
 
 #include <atomic>
@@ -48,6 +49,13 @@ int run_serve(const ServeCommand& command, const LoadOptions& load) {
       std::printf("  rigid body id %zu: %s\n", i + 1, server->bodies()[i].c_str());
     } else {
       std::printf("  6D body %zu: %s\n", i + 1, server->bodies()[i].c_str());
+    }
+  }
+  if (!natnet) {
+    if (server->discovery_port() > 0) {
+      std::printf("  answering QTM discovery on UDP port %d\n", server->discovery_port());
+    } else {
+      std::printf("  not answering QTM discovery: UDP port %d is taken\n", k_qtm_discovery_port);
     }
   }
   std::printf("waiting for a client (frames start when one subscribes; Ctrl-C stops)\n");

@@ -1,6 +1,7 @@
 // QTM RT packets from the wire: a header, a data frame, a string or a 6D parameters XML decodes
-// or raises MocapError; what decodes feeds LiveSources whose poses stay finite, and encodes
-// again with every component the server writes.
+// or raises MocapError, a discover packet decodes or is ignored; what decodes feeds
+// LiveSources whose poses stay finite, and encodes again with every component the server
+// writes.
 #include <odemocap/mocap.hpp>
 
 #include <cstdint>
@@ -35,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const MocapError&) {
   }
   parse_qtm_component(std::string(reinterpret_cast<const char*>(data), size));
+  decode_qtm_discover(data, size); // any datagram on the discovery port: never throws
   try {
     decode_qtm_string(data, size);
   } catch (const MocapError&) {

@@ -2,7 +2,8 @@
 default options qtm_rt.connect() succeeds (it sends "version 1.25" in lower case), the
 parameters name the bodies and the frequency, GetState answers with an event, 6D, 6DRes,
 6DEuler and 6DEulerRes stream at least 95% of the frames with every pose equal to the capture's
-to 0.01 mm, two clients at once, one leaving; components a capture cannot give are refused.
+to 0.01 mm, two clients at once, one leaving; components a capture cannot give are refused;
+qtm_rt.Discover finds the server and a client connects by what it found.
 Usage: qtm_interop.py ODEMOCAP SCRATCH_DIR"""
 import asyncio
 import math
@@ -127,11 +128,39 @@ async def run(port):
         check_poses(await stream(port, components, 0.5), getter, components[0])
 
 
+async def discover(port):
+    """qtm_rt.Discover's broadcast on each of this machine's addresses finds the server, which
+    gives its base port (its RT port - 1), as QTM does; a client connects by what it found."""
+    addresses = ["127.0.0.1"]
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    try:
+        probe.connect(("255.255.255.255", 22226))  # a route for the broadcast; sends nothing
+        addresses.append("0.0.0.0")
+    except OSError:
+        print("skipped: discovery from 0.0.0.0 (no route for a broadcast)")
+    finally:
+        probe.close()
+    for address in addresses:
+        found = []
+        async for response in qtm_rt.Discover(address):
+            found.append(response)
+        ours = [r for r in found if r.port == port - 1]
+        check(len(ours) == 1 and ours[0].info.startswith(b"odemocap serve"),
+              f"discovery from {address} finds the server once: {found}")
+        if ours:
+            connection = await qtm_rt.connect(ours[0].host, port=ours[0].port + 1)
+            check(connection is not None, f"connect to what discovery from {address} found")
+            if connection is not None:
+                connection.disconnect()
+
+
 def main():
     odemocap, scratch = sys.argv[1], sys.argv[2]
     port = free_port(socket.SOCK_STREAM)
     with serving(odemocap, scratch, "qtm", port):
         asyncio.run(run(port))
+        asyncio.run(discover(port))
     return finish()
 
 

@@ -159,6 +159,9 @@ struct StreamServerSettings {
   /// routes the group through, for the others (and clients that join on any interface).
   std::string multicast_interface;
   NatNetVersion natnet_version{3, 1};
+  /// QTM: the UDP port QTM's discovery requests are answered on (-1: QTM's 22226, shared with
+  /// other servers on this machine; 0: a free port).
+  int discovery_port = -1;
   /// The up axis frames are sent with (the capture is turned from its own); default the
   /// protocol's: NatNet Y (as Motive streams by default), QTM Z.
   std::optional<Axis> up_axis;
@@ -186,6 +189,9 @@ public:
   StreamServer& operator=(const StreamServer&) = delete;
 
   int command_port() const;
+  /// QTM: the port discovery requests are answered on; 0 when they are not (NatNet, or the
+  /// port could not be bound).
+  int discovery_port() const;
   /// The body names served, in order (NatNet id i + 1 is bodies()[i]).
   const std::vector<std::string>& bodies() const;
   std::size_t frame_count() const;

@@ -84,6 +84,16 @@ std::vector<std::uint8_t> encode_qtm_string(QtmPacketType type, const std::strin
 /// The text of a command, error or XML packet (header included). Throws MocapError.
 std::string decode_qtm_string(const std::uint8_t* data, std::size_t size);
 
+/// QTM's discovery (UDP, port 22226): a client broadcasts a discover packet (the header,
+/// then the port to answer to, 2 bytes in network order); each QTM answers there with the
+/// header, a text describing itself (NUL-terminated) and its base port (network order; the
+/// little-endian RT port is the base port + 1).
+constexpr int k_qtm_discovery_port = 22226;
+/// The port a discover packet asks to be answered on; nothing for any other datagram.
+std::optional<std::uint16_t> decode_qtm_discover(const std::uint8_t* data, std::size_t size);
+std::vector<std::uint8_t> encode_qtm_discover_response(const std::string& text,
+                                                       std::uint16_t base_port);
+
 /// A data packet with the frame's 6D component (Body6dResidual when `frame.residuals`) and,
 /// when it has markers, a 3D component.
 std::vector<std::uint8_t> encode_qtm_frame(const QtmFrame& frame);

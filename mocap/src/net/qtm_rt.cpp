@@ -119,6 +119,31 @@ std::vector<std::uint8_t> encode_qtm_string(QtmPacketType type, const std::strin
   return w.out;
 }
 
+std::optional<std::uint16_t> decode_qtm_discover(const std::uint8_t* data, std::size_t size) {
+  // A stray datagram on the discovery port is ignored, not an error.
+  if (size != k_qtm_header_bytes + 2) {
+    return std::nullopt;
+  }
+  Reader r(data, size, "QTM RT discover packet");
+  if (r.u32("packet size") != size ||
+      r.u32("packet type") != static_cast<std::uint32_t>(QtmPacketType::Discover)) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint16_t>(data[8] << 8 | data[9]); // network order
+}
+
+std::vector<std::uint8_t> encode_qtm_discover_response(const std::string& text,
+                                                       std::uint16_t base_port) {
+  Writer w;
+  put_header(w, QtmPacketType::Discover);
+  w.out.insert(w.out.end(), text.begin(), text.end());
+  w.out.push_back(0);
+  w.out.push_back(static_cast<std::uint8_t>(base_port >> 8));
+  w.out.push_back(static_cast<std::uint8_t>(base_port & 0xFF));
+  patch_u32(w.out, 0, w.out.size());
+  return w.out;
+}
+
 std::string decode_qtm_string(const std::uint8_t* data, std::size_t size) {
   const auto [type, bytes] = decode_qtm_header(data, size);
   if (type != QtmPacketType::Command && type != QtmPacketType::Error &&

@@ -134,6 +134,8 @@ struct StreamServer::Impl {
   /// NatNet multicast: frames to the group leave from each, by its interface.
   std::vector<std::unique_ptr<net::UdpSocket>> group_senders;
   std::unique_ptr<net::TcpListener> listener;
+  std::unique_ptr<net::UdpSocket> discovery; // QTM: discover requests arrive here
+  std::thread discovery_thread;
   std::vector<std::thread> qtm_threads; // one per QTM client
   std::vector<std::string> marker_names;
   std::atomic<std::uint64_t> current{0}; // the frame being served, for GetCurrentFrame
@@ -398,6 +400,28 @@ struct StreamServer::Impl {
   static void qtm_reply(QtmSession& session, const std::string& text,
                         QtmPacketType type = QtmPacketType::Command) {
     qtm_send(session, encode_qtm_string(type, text));
+  }
+
+  /// Answers QTM discover packets (a client's broadcast) as QTM does: to the port the packet
+  /// names at its sender's address, with a description and the base port (the RT port - 1).
+  void qtm_discovery() {
+    std::vector<std::uint8_t> buffer(512);
+    const std::string text = "odemocap serve, " + std::to_string(names.size()) + " 6D bodies, " +
+                             std::to_string(marker_names.size()) + " markers";
+    const auto reply =
+        encode_qtm_discover_response(text, static_cast<std::uint16_t>(listener->local_port() - 1));
+    while (!stop.load(std::memory_order_relaxed)) {
+      try {
+        net::Endpoint from;
+        const std::size_t n = discovery->receive(buffer.data(), buffer.size(), k_poll, &from);
+        if (const std::optional<std::uint16_t> port = decode_qtm_discover(buffer.data(), n)) {
+          from.port = *port;
+          discovery->send_to(reply.data(), reply.size(), from);
+        }
+      } catch (const MocapError&) {
+        // an answer that could not be sent: the next request is answered
+      }
+    }
   }
 
   /// Accepts clients, each served by a thread of its own until it leaves or the server stops.
@@ -849,6 +873,10 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   if (!(settings.rate >= 0.0 && settings.rate <= 100000.0)) {
     throw MocapError("StreamServerSettings::rate must be in [0, 100000] Hz");
   }
+  if (settings.discovery_port < -1 || settings.discovery_port > 65535) {
+    throw MocapError("StreamServerSettings::discovery_port must be -1 to 65535, got " +
+                     std::to_string(settings.discovery_port));
+  }
   if (!settings.multicast_interface.empty() && settings.multicast.empty()) {
     throw MocapError("StreamServerSettings::multicast_interface is for multicast: give the "
                      "group too");
@@ -875,7 +903,18 @@ StreamServer::StreamServer(const Capture& capture, StreamServerSettings settings
   } else {
     const int port = s.settings.command_port < 0 ? k_qtm_port : s.settings.command_port;
     s.listener = std::make_unique<net::TcpListener>(port);
+    try {
+      // Shared: every QTM (and server) on a machine answers the broadcast on 22226.
+      s.discovery = std::make_unique<net::UdpSocket>(
+          s.settings.discovery_port < 0 ? k_qtm_discovery_port : s.settings.discovery_port, true);
+    } catch (const MocapError&) {
+      // The port taken without sharing: frames are served, discovery is not (discovery_port()
+      // says 0).
+    }
     s.control_thread = std::thread([&s] { s.qtm_control(); });
+    if (s.discovery) {
+      s.discovery_thread = std::thread([&s] { s.qtm_discovery(); });
+    }
   }
   s.send_thread = std::thread([&s] { s.send_loop(); });
 }
@@ -885,6 +924,13 @@ StreamServer::~StreamServer() {
   impl_->changed.notify_all();
   impl_->send_thread.join();
   impl_->control_thread.join();
+  if (impl_->discovery_thread.joinable()) {
+    impl_->discovery_thread.join();
+  }
+}
+
+int StreamServer::discovery_port() const {
+  return impl_->discovery ? impl_->discovery->local_port() : 0;
 }
 
 int StreamServer::command_port() const {

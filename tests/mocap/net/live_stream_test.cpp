@@ -632,6 +632,53 @@ TEST(LiveStream, ANatNetMulticastInterfaceThatIsNoAddressOfThisMachineIsRefused)
             std::string::npos);
 }
 
+TEST(LiveStream, TheQtmServerAnswersDiscoveryWithItsBasePort) {
+  const std::string path = test::shared_data("imusim/stand_6D.tsv");
+  ODEMOCAP_REQUIRE_FILE(path);
+  const Capture capture = stand();
+  StreamServerSettings s = server_settings(LiveProtocol::Qtm);
+  s.discovery_port = 0; // a free one: not QTM's, which other servers on the machine share
+  StreamServer server(capture, s);
+  ASSERT_GT(server.discovery_port(), 0);
+  net::UdpSocket client(0);
+  const auto to = net::resolve("127.0.0.1", server.discovery_port());
+  // Garbage first: ignored, and the server goes on answering.
+  const std::uint8_t garbage[] = {1, 2, 3};
+  client.send_to(garbage, sizeof garbage, to);
+  const auto port = static_cast<std::uint16_t>(client.local_port());
+  const std::uint8_t request[] = {10,
+                                  0,
+                                  0,
+                                  0,
+                                  7,
+                                  0,
+                                  0,
+                                  0,
+                                  static_cast<std::uint8_t>(port >> 8),
+                                  static_cast<std::uint8_t>(port & 0xFF)};
+  client.send_to(request, sizeof request, to);
+  std::vector<std::uint8_t> answer(512);
+  answer.resize(client.receive(answer.data(), answer.size(), 2.0));
+  ASSERT_GE(answer.size(), 11u);
+  std::uint32_t size = 0, type = 0;
+  std::memcpy(&size, answer.data(), 4);
+  std::memcpy(&type, answer.data() + 4, 4);
+  EXPECT_EQ(size, answer.size());
+  EXPECT_EQ(type, 7u);
+  const std::string text(reinterpret_cast<const char*>(answer.data()) + 8);
+  EXPECT_EQ(text,
+            "odemocap serve, " + std::to_string(server.bodies().size()) + " 6D bodies, 0 markers");
+  EXPECT_EQ(answer[size - 2] << 8 | answer[size - 1], server.command_port() - 1);
+  // A NatNet server has no discovery.
+  StreamServer natnet(capture, server_settings(LiveProtocol::NatNet));
+  EXPECT_EQ(natnet.discovery_port(), 0);
+  s.discovery_port = 70000;
+  EXPECT_NE(test::error_message<MocapError>([&] {
+              StreamServer bad(capture, s);
+            }).find("discovery_port must be -1 to 65535, got 70000"),
+            std::string::npos);
+}
+
 TEST(LiveStream, ANatNetVersionNotReadIsRefusedAtConnect) {
   net::UdpSocket socket(0);
   std::atomic<bool> stop{false};

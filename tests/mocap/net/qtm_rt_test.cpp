@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <vector>
 
 namespace odemocap {
@@ -68,6 +69,31 @@ TEST(QtmRt, AHandWrittenFrameDecodesToWhatItSays) {
   EXPECT_EQ(samples[0].capture_time, 1.5);
   EXPECT_TRUE(samples[0].valid);
   EXPECT_FALSE(samples[1].valid);
+}
+
+TEST(QtmRt, DiscoverPacketsAsTheProtocolDescribesThem) {
+  // The client's broadcast: size 10 and type 7 (little-endian, as every RT header), then the
+  // port to answer to in network order (22222 = 0x56CE), as Qualisys's SDK packs it ("<II",
+  // ">H").
+  const std::uint8_t request[] = {10, 0, 0, 0, 7, 0, 0, 0, 0x56, 0xCE};
+  EXPECT_EQ(decode_qtm_discover(request, sizeof request), std::optional<std::uint16_t>(22222));
+  // Anything else on the port is not a request: another type, a size that disagrees, a
+  // datagram cut short or longer.
+  std::uint8_t command[sizeof request];
+  std::memcpy(command, request, sizeof request);
+  command[4] = 1;
+  EXPECT_FALSE(decode_qtm_discover(command, sizeof command));
+  std::uint8_t lying[sizeof request];
+  std::memcpy(lying, request, sizeof request);
+  lying[0] = 11;
+  EXPECT_FALSE(decode_qtm_discover(lying, sizeof lying));
+  EXPECT_FALSE(decode_qtm_discover(request, 9));
+  EXPECT_FALSE(decode_qtm_discover(request, 0));
+  // The answer: the header, the text with its NUL, the base port in network order; its size
+  // counts all of it (the SDK reads the text as size - 3 - 8 bytes and the port at size - 2).
+  const std::vector<std::uint8_t> answer = encode_qtm_discover_response("qtm", 22222);
+  const std::vector<std::uint8_t> expected{14, 0, 0, 0, 7, 0, 0, 0, 'q', 't', 'm', 0, 0x56, 0xCE};
+  EXPECT_EQ(answer, expected);
 }
 
 TEST(QtmRt, FramesStringsAndParametersRoundTrip) {
