@@ -474,8 +474,6 @@ private:
   std::thread thread_;
 };
 
-// A server whose connect reply says NatNet 5.0 (a layout not known) is refused at connect,
-// saying which version, not misread frame by frame.
 /// A receiver of a NatNet multicast group on this machine, joined on one interface as a
 /// client is (OptiTrack's SDK clients and ../shared/clients/natnet join on the local address
 /// they are given, 127.0.0.1 by default; others on any). Each test's receiver has a group of
@@ -617,8 +615,11 @@ TEST(LiveStream, ANatNetMulticastInterfaceThatIsNoAddressOfThisMachineIsRefused)
               StreamServer server(capture, s);
             }).find("multicast_interface must be an IPv4 address (a.b.c.d), got 'eth0'"),
             std::string::npos);
-  s.multicast_interface = "192.0.2.254"; // TEST-NET-1: documentation only
-  if (net::route_source(net::resolve("192.0.2.254", 9)) != net::resolve("192.0.2.254", 0).address) {
+  // An address of TEST-NET-1 (for documentation only): refused unless a machine has it (then
+  // the route to it starts from it).
+  s.multicast_interface = "192.0.2.254";
+  const std::uint32_t address = net::resolve(s.multicast_interface, 0).address;
+  if (net::route_source(net::resolve(s.multicast_interface, 9)) != address) {
     EXPECT_NE(test::error_message<MocapError>([&] {
                 StreamServer server(capture, s);
               }).find("'192.0.2.254' names no interface of this machine"),
@@ -645,18 +646,12 @@ TEST(LiveStream, TheQtmServerAnswersDiscoveryWithItsBasePort) {
   // Garbage first: ignored, and the server goes on answering.
   const std::uint8_t garbage[] = {1, 2, 3};
   client.send_to(garbage, sizeof garbage, to);
+  // Size 10 and type 7, little-endian; then the port to answer to, in network order.
   const auto port = static_cast<std::uint16_t>(client.local_port());
-  const std::uint8_t request[] = {10,
-                                  0,
-                                  0,
-                                  0,
-                                  7,
-                                  0,
-                                  0,
-                                  0,
-                                  static_cast<std::uint8_t>(port >> 8),
-                                  static_cast<std::uint8_t>(port & 0xFF)};
-  client.send_to(request, sizeof request, to);
+  std::vector<std::uint8_t> request{10, 0, 0, 0, 7, 0, 0, 0};
+  request.push_back(static_cast<std::uint8_t>(port >> 8));
+  request.push_back(static_cast<std::uint8_t>(port & 0xFF));
+  client.send_to(request.data(), request.size(), to);
   std::vector<std::uint8_t> answer(512);
   answer.resize(client.receive(answer.data(), answer.size(), 2.0));
   ASSERT_GE(answer.size(), 11u);
@@ -679,6 +674,8 @@ TEST(LiveStream, TheQtmServerAnswersDiscoveryWithItsBasePort) {
             std::string::npos);
 }
 
+// A server whose connect reply says NatNet 5.0 (a layout not known) is refused at connect,
+// saying which version, not misread frame by frame.
 TEST(LiveStream, ANatNetVersionNotReadIsRefusedAtConnect) {
   net::UdpSocket socket(0);
   std::atomic<bool> stop{false};
