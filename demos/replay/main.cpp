@@ -73,7 +73,8 @@ struct Arguments {
   int port = -1;      // the protocol's
   int data_port = -1; // the protocol's
   std::string multicast;
-  std::string server_up; // the protocol's
+  std::string multicast_interface; // "": the one the system routes the group through
+  std::string server_up;           // the protocol's
   double warmup = 1.0;   // s of stream the scene is built from
 };
 
@@ -129,6 +130,7 @@ LiveScene make_live(const Arguments& args) {
   settings.command_port = args.port;
   settings.data_port = args.data_port;
   settings.multicast = args.multicast;
+  settings.multicast_interface = args.multicast_interface;
   settings.up_axis = Axis::Z;
   if (!args.server_up.empty()) {
     const char a = static_cast<char>(args.server_up[0] | 0x20);
@@ -450,6 +452,9 @@ int main(int argc, char** argv) {
                  "live, NatNet: local port frames arrive on (1511; 0: the command socket)")
       ->check(CLI::Range(0, 65535));
   app.add_option("--multicast", args.multicast, "live, NatNet: multicast group to join");
+  app.add_option("--interface", args.multicast_interface,
+                 "live, NatNet multicast: IPv4 address of the interface to join the group on "
+                 "(e.g. 127.0.0.1 for a server on this machine sending by loopback)");
   app.add_option("--server-up", args.server_up,
                  "live: up axis of the server's frames (default NatNet y, QTM z)")
       ->check(CLI::IsMember({"x", "y", "z"}, CLI::ignore_case));
