@@ -392,13 +392,20 @@ TEST(AsfAmc, AnotherExportersLengthUnitIsReadByTheSkeletonsSize) {
   EXPECT_EQ(cmu.info().unit_source, "declared");
 }
 
-TEST(AsfAmc, AFrameThatLeavesOutBonesMakesGapsNotTheRestPose) {
-  // Frame 2 of 131_03 without its lfemur line: lfemur, ltibia, lfoot, ltoes have no pose there.
+/// The first three frames of CMU 131_03 with the line of `bone` left out of frame 2.
+std::string frame2_without(const std::string& bone) {
   std::string amc = slurp(test::repo_data("cmu/131_03_first3.amc"));
   const std::size_t frame2 = amc.find("\n2\r\n");
-  ASSERT_NE(frame2, std::string::npos);
-  const std::size_t femur = amc.find("lfemur", frame2);
-  amc.erase(femur, amc.find('\n', femur) + 1 - femur);
+  EXPECT_NE(frame2, std::string::npos);
+  const std::size_t line = amc.find(bone, frame2);
+  EXPECT_NE(line, std::string::npos);
+  amc.erase(line, amc.find('\n', line) + 1 - line);
+  return amc;
+}
+
+TEST(AsfAmc, AFrameThatLeavesOutBonesMakesGapsNotTheRestPose) {
+  // Frame 2 of 131_03 without its lfemur line: lfemur, ltibia, lfoot, ltoes have no pose there.
+  const std::string amc = frame2_without("lfemur");
   const std::string asf = slurp(test::repo_data("cmu/131.asf"));
   const Capture c = parse_asf_amc(asf, amc, "cut.amc");
   for (const char* below : {"lfemur", "ltibia", "lfoot", "ltoes"}) {
@@ -419,11 +426,7 @@ TEST(AsfAmc, AFrameThatLeavesOutBonesMakesGapsNotTheRestPose) {
 TEST(AsfAmc, AGapTheTracksRefuseIsALoadErrorNamingTheFrame) {
   // Frame 2 without its root line (every bone without a pose there) at a rate that puts frames
   // 0.1 ns apart: the tracks refuse the gaps, and the loader says where, in its own error type.
-  std::string amc = slurp(test::repo_data("cmu/131_03_first3.amc"));
-  const std::size_t frame2 = amc.find("\n2\r\n");
-  ASSERT_NE(frame2, std::string::npos);
-  const std::size_t root = amc.find("root", frame2);
-  amc.erase(root, amc.find('\n', root) + 1 - root);
+  const std::string amc = frame2_without("root");
   LoadOptions fast;
   fast.frame_rate = 1e10;
   const std::string message = test::error_message<LoadError>(

@@ -591,17 +591,13 @@ TEST(LiveStream, ALiveStreamJoinsTheMulticastGroupOnTheInterfaceItIsGiven) {
   ASSERT_TRUE(server.wait_finished(20.0));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(stream.stats().frames, server.frame_count());
+  const auto refusal = [&] { return test::error_message<MocapError>([&] { LiveStream bad(c); }); };
   c.multicast_interface = "lo";
-  EXPECT_NE(test::error_message<MocapError>([&] {
-              LiveStream bad(c);
-            }).find("the multicast interface must be an IPv4 address (a.b.c.d), got 'lo'"),
+  EXPECT_NE(refusal().find("the multicast interface must be an IPv4 address (a.b.c.d), got 'lo'"),
             std::string::npos);
   c.multicast.clear();
   c.multicast_interface = "127.0.0.1";
-  EXPECT_NE(test::error_message<MocapError>([&] {
-              LiveStream bad(c);
-            }).find("multicast_interface is for multicast"),
-            std::string::npos);
+  EXPECT_NE(refusal().find("multicast_interface is for multicast"), std::string::npos);
 }
 
 TEST(LiveStream, ANatNetMulticastInterfaceThatIsNoAddressOfThisMachineIsRefused) {
@@ -609,28 +605,24 @@ TEST(LiveStream, ANatNetMulticastInterfaceThatIsNoAddressOfThisMachineIsRefused)
   ODEMOCAP_REQUIRE_FILE(path);
   const Capture capture = stand();
   StreamServerSettings s = server_settings(LiveProtocol::NatNet);
+  const auto refusal = [&] {
+    return test::error_message<MocapError>([&] { StreamServer server(capture, s); });
+  };
   s.multicast = "239.255.42.95";
   s.multicast_interface = "eth0";
-  EXPECT_NE(test::error_message<MocapError>([&] {
-              StreamServer server(capture, s);
-            }).find("multicast_interface must be an IPv4 address (a.b.c.d), got 'eth0'"),
+  EXPECT_NE(refusal().find("multicast_interface must be an IPv4 address (a.b.c.d), got 'eth0'"),
             std::string::npos);
   // An address of TEST-NET-1 (for documentation only): refused unless a machine has it (then
   // the route to it starts from it).
   s.multicast_interface = "192.0.2.254";
   const std::uint32_t address = net::resolve(s.multicast_interface, 0).address;
   if (net::route_source(net::resolve(s.multicast_interface, 9)) != address) {
-    EXPECT_NE(test::error_message<MocapError>([&] {
-                StreamServer server(capture, s);
-              }).find("'192.0.2.254' names no interface of this machine"),
+    EXPECT_NE(refusal().find("'192.0.2.254' names no interface of this machine"),
               std::string::npos);
   }
   s.multicast.clear();
   s.multicast_interface = "127.0.0.1";
-  EXPECT_NE(test::error_message<MocapError>([&] {
-              StreamServer server(capture, s);
-            }).find("multicast_interface is for multicast"),
-            std::string::npos);
+  EXPECT_NE(refusal().find("multicast_interface is for multicast"), std::string::npos);
 }
 
 TEST(LiveStream, TheQtmServerAnswersDiscoveryWithItsBasePort) {
