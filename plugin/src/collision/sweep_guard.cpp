@@ -2,6 +2,7 @@
 #include <odemocap/plugin_error.hpp>
 #include <odemocap/sweep_guard.hpp>
 
+#include "collision/box_lanes.hpp"
 #include "collision/chord_error.hpp"
 #include "collision/nearest.hpp"
 #include "collision/relative_path.hpp"
@@ -555,9 +556,14 @@ void collect_dynamic(dSpaceID space, double h, std::vector<Dynamic>& out) {
     const double extent =
         0.5 * norm(Vec3{d.box[1] - d.box[0], d.box[3] - d.box[2], d.box[5] - d.box[4]});
     const Vec3 offset = vec3_from_ode(dGeomGetPosition(g)) - vec3_from_ode(dBodyGetPosition(b));
-    // The spin ODE will turn it with (step_spin) may exceed w where it is worked out.
-    const double rate = norm(vec3_from_ode(dBodyGetAngularVel(b)));
-    const double spin = rate * h > k_gyroscopic_turn ? std::max(rate, norm(step_spin(b, h))) : rate;
+    // The spin ODE will turn it with (step_spin) may exceed w where the gyroscopic update is
+    // worked out; the first-order update's shortening (step_spin's atan) is left out of this
+    // bound, which it can only lower.
+    const Vec3 w = vec3_from_ode(dBodyGetAngularVel(b));
+    const double rate = norm(w);
+    const double spin = rate * h > k_gyroscopic_turn && dBodyGetGyroscopicMode(b) != 0
+                            ? std::max(rate, norm(gyroscopic_spin(b, w, h)))
+                            : rate;
     const double grow =
         (norm(vec3_from_ode(dBodyGetLinearVel(b))) + spin * (extent + norm(offset))) * h;
     for (int k = 0; k < 6; ++k) {
@@ -898,6 +904,7 @@ struct SweepGuard::Scratch {
   std::vector<Vec3> expected;
   std::vector<dBodyID> movers; ///< dynamic bodies, for static geoms
   std::vector<Dynamic> dynamic; ///< this step's dynamic geoms, once a body needed them
+  detail::BoxLanes dynamic_boxes; ///< their boxes (the same order), for the broad phase
   bool dynamic_ready = false;
   /// Not scratch: the guarded static trimeshes' triangles, kept from guard_static() on and
   /// built again when the geom's data changes.
@@ -1120,6 +1127,10 @@ void SweepGuard::gather_dynamic(double h) {
   if (!x.dynamic_ready) {
     x.dynamic.clear();
     collect_dynamic(space_, h, x.dynamic);
+    x.dynamic_boxes.clear();
+    for (const Dynamic& d : x.dynamic) {
+      x.dynamic_boxes.add(d.box);
+    }
     x.dynamic_ready = true;
   }
 }
@@ -1174,10 +1185,15 @@ bool SweepGuard::prepare(dBodyID body, double h) {
   x.poses.resize(static_cast<std::size_t>(k_steps) + 1);
   Vec3 low{INFINITY, INFINITY, INFINITY};
   Vec3 high = -1.0 * low;
+  // The body turns by a fixed rotation per sub-step, composed as set_frames() composes it
+  // (a sine and cosine once, not at every instant).
+  const double sub = h / k_steps;
+  const Quat turn = from_rotation_vector(w * sub);
+  Quat q = start.q;
   for (int k = 0; k <= k_steps; ++k) {
-    const double s = static_cast<double>(k) / k_steps;
     Pose& pose = x.poses[static_cast<std::size_t>(k)];
-    pose = {start.p + (s * h) * v, integrate(start.q, w, s * h)};
+    pose = {start.p + (k * sub) * v, q};
+    q = turn * q;
     const auto hold = [&](const Vec3& c, double radius) {
       const double grow = radius + settings_.tolerance;
       low = {std::min(low.x, c.x - grow), std::min(low.y, c.y - grow), std::min(low.z, c.z - grow)};
@@ -1206,13 +1222,14 @@ void SweepGuard::sweep_body(dBodyID body, double h) {
   // Broad phase: the box around the swept volume against each dynamic geom's box over the
   // step (gathered once per step, when the first body needs them).
   gather_dynamic(h);
-  for (const Dynamic& d : x.dynamic) {
+  x.dynamic_boxes.each_meeting(x.low, x.high, [&](std::size_t i) {
+    const Dynamic& d = x.dynamic[i];
     if (d.body == body || !overlaps(d.box, x.low, x.high) ||
         dAreConnectedExcluding(d.body, body, dJointTypeContact)) {
-      continue; // its own, out of reach, or joined to it
+      return; // its own, out of reach, or joined to it
     }
     sweep_against(body, d.geom, h);
-  }
+  });
 }
 
 void SweepGuard::sweep_into_static(double h) {
