@@ -383,7 +383,36 @@ public:
   /// samples): the first stage of a pipeline over many tracks, before prefetch().
   void prefetch_fields() const;
 
+  /// Whether this track's prefetch() and interval() give, for any time, what the other's give:
+  /// both without gaps and on the same times in memory (the bones of one capture, whose loader
+  /// kept their times once). A caller sampling many such tracks at one time may then work the
+  /// lookup and the interval out once, for the first, and pass them to the others.
+  bool same_intervals_as(const Track& other) const noexcept {
+    return dense_ && other.dense_ && times_.data() == other.times_.data() &&
+           times_.size() == other.times_.size();
+  }
+  /// What prefetch() asks the CPU to load, but the times, for a Lookup that prefetch() gave for
+  /// a track same_intervals_as() this one: this track's samples at the lookup's guess.
+  /// Inlined always: GCC 12 takes a function that only prefetches for one without effects and
+  /// deletes the calls to it that it did not inline (the driver's shared lookups then went
+  /// without their samples).
+  [[gnu::always_inline]] void prefetch_samples(const Lookup& at) const {
+    if (!at.ready || !dense_) {
+      return;
+    }
+    prefetch_pair(&positions_[at.guess]);
+    if (!position_only_) {
+      prefetch_pair(&orientations_[at.guess]);
+    }
+  }
+
 private:
+  /// Asks the CPU to load the two consecutive samples from `pair` on: their first and last
+  /// byte, since a pair may straddle two cache lines. Inlined always (see prefetch_samples()).
+  template <class T> [[gnu::always_inline]] static void prefetch_pair(const T* pair) {
+    __builtin_prefetch(pair);
+    __builtin_prefetch(reinterpret_cast<const char*>(pair + 2) - 1);
+  }
   struct Checked;
   /// append()'s checks of `count` samples, up to the first refused one; nothing is changed.
   Checked check_samples(const double* times, const Vec3* positions, const Quat* orientations,

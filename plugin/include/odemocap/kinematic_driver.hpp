@@ -209,6 +209,9 @@ private:
     /// The body's period is the `lookup` of the step before (for a track) or kept in
     /// lookup.cycle (for a pose source, which has no lookup).
     std::int8_t seam = 0;
+    /// This step's lookup was the one the binding before it on the same intervals worked out
+    /// (SharedLookup), so its interval is that binding's too.
+    bool lookup_taken = false;
     double max_linear_speed2 = 0.0; ///< squared limits: no square root per step
     double max_angular_speed2 = 0.0;
     int joints_seen = -1; ///< the body's joint count when its neighbours were last handled
@@ -267,10 +270,23 @@ private:
   /// Whether prestep() may drive `b` in its batch: a placed track binding, linear
   /// interpolation, no release at the end, DriveMode::Geodesic (the others go one at a time).
   bool batched(const Binding& b) const;
+  /// The binding whose track last worked a lookup out in this prestep, and the interval that
+  /// lookup gave: the bindings that follow on tracks with the same intervals
+  /// (Track::same_intervals_as: the bones of one capture) at the same time take both instead of
+  /// working them out again. `interval_owner` is null until the owner's interval is found, and
+  /// again once a lookup owner goes on without gather() (not batched).
+  struct SharedLookup {
+    const Binding* owner = nullptr;
+    const Binding* interval_owner = nullptr;
+    Track::Interval interval; ///< interval_owner's
+  };
+  /// The binding's lookup for time t (s, the track's) and `out_of_range`, and its samples
+  /// prefetched: from `shared` when it holds it, else from its track (and then kept there).
+  static void look_up(Binding& b, double t, OutOfRange out_of_range, SharedLookup& shared);
   /// The batch: gather() reads a binding's samples and body into it; drive_batch() computes
   /// every target in it and its velocities (step_velocities), sets them (or teleports), counts
   /// and empties it.
-  void gather(Binding& b);
+  void gather(Binding& b, SharedLookup& shared);
   void drive_batch(double inv_h);
 
   dWorldID world_;

@@ -314,6 +314,21 @@ void KinematicDriver::restart() {
   }
 }
 
+inline void KinematicDriver::look_up(Binding& b, double t, OutOfRange out_of_range,
+                                     SharedLookup& shared) {
+  const Track& track = *b.track;
+  const Binding* owner = shared.owner;
+  b.lookup_taken = owner != nullptr && track.same_intervals_as(*owner->track) &&
+                   owner->lookup.asked == t && owner->lookup.out_of_range == out_of_range;
+  if (b.lookup_taken) {
+    b.lookup = owner->lookup;
+    track.prefetch_samples(b.lookup);
+    return;
+  }
+  b.lookup = track.prefetch(t, out_of_range);
+  shared.owner = &b;
+}
+
 void KinematicDriver::prestep(double h) {
   if (!(h > 0.0) || !std::isfinite(h)) {
     throw PluginError("KinematicDriver::prestep: h must be finite and positive, got " +
@@ -338,6 +353,7 @@ void KinematicDriver::prestep(double h) {
   }
   jumps_.clear();
   rest_index_->clear();
+  SharedLookup shared;
   for (std::size_t i = 0; i < n + 2 * k_ahead; ++i) {
     if (i < n && wanted(bindings_[i])) {
       bindings_[i].track->prefetch_fields();
@@ -345,8 +361,7 @@ void KinematicDriver::prestep(double h) {
     if (i >= k_ahead && i - k_ahead < n && wanted(bindings_[i - k_ahead])) {
       Binding& b = bindings_[i - k_ahead];
       const double was = b.lookup.cycle; // the period of the pose the body is on
-      b.lookup =
-          b.track->prefetch(detail::track_time(b.options, next), detail::out_of_range(b.options));
+      look_up(b, detail::track_time(b.options, next), detail::out_of_range(b.options), shared);
       b.seam = seam_of(was, b.lookup.cycle);
       __builtin_prefetch(b.body); // its flags and joints: the handle is the body's address
       __builtin_prefetch(b.position);
@@ -355,11 +370,14 @@ void KinematicDriver::prestep(double h) {
     if (i >= 2 * k_ahead && bindings_[i - 2 * k_ahead].active) {
       Binding& b = bindings_[i - 2 * k_ahead];
       if (batched(b)) {
-        gather(b);
+        gather(b, shared);
         if (batch_size_ == batch_.size()) {
           drive_batch(inv_h);
         }
       } else {
+        if (wanted(b) && !b.lookup_taken) {
+          shared.interval_owner = nullptr; // owns the lookup those after it may take, unfound
+        }
         drive(b, h, next, inv_h);
         handle_neighbours(b);
       }
@@ -379,10 +397,16 @@ bool KinematicDriver::batched(const Binding& b) const {
          b.options.interp == Interp::Linear && mode_ == DriveMode::Geodesic;
 }
 
-void KinematicDriver::gather(Binding& b) {
+void KinematicDriver::gather(Binding& b, SharedLookup& shared) {
   const Track& track = *b.track;
-  // Prefetched this step with the same time (the wrap and the guess are not done again).
-  const Track::Interval at = track.interval(b.lookup);
+  // Prefetched this step with the same time (the wrap and the guess are not done again), and
+  // found once for the tracks that share their intervals.
+  const bool same = b.lookup_taken && b.lookup.ready && shared.interval_owner != nullptr;
+  const Track::Interval at = same ? shared.interval : track.interval(b.lookup);
+  if (!b.lookup_taken) {
+    shared.interval_owner = b.lookup.ready ? &b : nullptr;
+    shared.interval = at;
+  }
   if (b.seam != 0) {
     cross_seam(b); // before the body's pose is read
   }
