@@ -376,7 +376,8 @@ void KinematicDriver::prestep(double h) {
         }
       } else {
         if (wanted(b) && !b.lookup_taken) {
-          shared.interval_owner = nullptr; // owns the lookup those after it may take, unfound
+          // The bindings after it may take its lookup, but its interval is not found here.
+          shared.interval_owner = nullptr;
         }
         drive(b, h, next, inv_h);
         handle_neighbours(b);
