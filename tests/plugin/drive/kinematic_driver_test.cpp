@@ -375,6 +375,24 @@ TEST(Exactness, NaiveAngularVelocityMissesLargeSteps) {
   EXPECT_GT(worst, 1e-4); // 23 degrees per step: the first-order estimate falls short
 }
 
+/// Whether `body` was given, to the bit, the one-body velocities that take it from `before` to
+/// `goal` in a step of h: the position difference over h and the Slerp-derivative rate.
+::testing::AssertionResult has_one_body_velocities(dBodyID body, const Pose& before,
+                                                   const Pose& goal, double h) {
+  const Vec3 v = (goal.p - before.p) * (1.0 / h);
+  const Vec3 w = angular_velocity(before.q, goal.q, h);
+  const dReal* lv = dBodyGetLinearVel(body);
+  const dReal* av = dBodyGetAngularVel(body);
+  for (int c = 0; c < 3; ++c) {
+    if (lv[c] != (&v.x)[c] || av[c] != (&w.x)[c]) {
+      return ::testing::AssertionFailure()
+             << "component " << c << ": linear " << lv[c] << " against " << (&v.x)[c]
+             << ", angular " << av[c] << " against " << (&w.x)[c];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
   // prestep() drives plain track bindings in batches of eight and every other kind one at a
   // time (cubic interpolation, a pose source, release at the end). In a random mix of 29
@@ -449,15 +467,9 @@ TEST(Exactness, EveryKindOfBindingGetsTheOneBodyVelocitiesInAnyMix) {
         ++crossed;
         crossed_by[i] = 1;
       }
-      const Pose goal = driver.target(ids[i], driver.time());
-      const Vec3 v = (goal.p - before[i].p) * (1.0 / h);
-      const Vec3 w = angular_velocity(before[i].q, goal.q, h);
-      const dReal* lv = dBodyGetLinearVel(bodies[i]);
-      const dReal* av = dBodyGetAngularVel(bodies[i]);
-      for (int c = 0; c < 3; ++c) {
-        ASSERT_EQ(lv[c], (&v.x)[c]) << "step " << step << ", body " << i;
-        ASSERT_EQ(av[c], (&w.x)[c]) << "step " << step << ", body " << i;
-      }
+      ASSERT_TRUE(
+          has_one_body_velocities(bodies[i], before[i], driver.target(ids[i], driver.time()), h))
+          << "step " << step << ", body " << i;
       ++checked;
     }
     scene.step(h);
@@ -566,15 +578,9 @@ TEST(Exactness, TracksSharingTheirTimesGetTheOneBodyVelocitiesWhateverTheirOptio
       if (driver.stats(ids[i]).seams != seams_before[i]) {
         continue; // carried by the seam's jump first (the test above checks those steps)
       }
-      const Pose goal = driver.target(ids[i], driver.time());
-      const Vec3 v = (goal.p - before[i].p) * (1.0 / h);
-      const Vec3 w = angular_velocity(before[i].q, goal.q, h);
-      const dReal* lv = dBodyGetLinearVel(bodies[i]);
-      const dReal* av = dBodyGetAngularVel(bodies[i]);
-      for (int c = 0; c < 3; ++c) {
-        ASSERT_EQ(lv[c], (&v.x)[c]) << "step " << step << ", body " << i;
-        ASSERT_EQ(av[c], (&w.x)[c]) << "step " << step << ", body " << i;
-      }
+      ASSERT_TRUE(
+          has_one_body_velocities(bodies[i], before[i], driver.target(ids[i], driver.time()), h))
+          << "step " << step << ", body " << i;
       ++checked;
     }
     scene.step(h);
