@@ -50,9 +50,37 @@ struct BodyStep {
 };
 
 /// Fills goal, linear and angular of steps[0, n) for a step of dt = 1 / inv_dt seconds: what
-/// the one-body functions give, bit for bit, two bodies at a time in SIMD registers (a
+/// the one-body functions give, bit for bit, several bodies at a time in SIMD registers (a
 /// kinematic driver's whole step in one call). Unchecked like angular_velocity_unchecked.
 void step_velocities(BodyStep* steps, std::size_t n, double inv_dt);
+
+/// Up to eight BodySteps stored component by component (component c of body k at [c][k]), as
+/// the SIMD registers of step_velocities() take them: four bodies' x in one load instead of
+/// four. Inputs and outputs as in BodyStep; quaternions as w, x, y, z.
+struct alignas(64) BodyStepBatch {
+  static constexpr std::size_t k_size = 8;
+  double p0[3][k_size];       ///< sample 0's position (m, world)
+  double p1[3][k_size];       ///< sample 1's position (m, world)
+  double q0[4][k_size];       ///< sample 0's orientation (unit)
+  double q1[4][k_size];       ///< sample 1's orientation (unit)
+  double u[k_size];           ///< fraction from sample 0 to sample 1, in [0, 1]
+  double offset_p[3][k_size]; ///< body frame in the track's frame: position (m)
+  double offset_q[4][k_size]; ///< body frame in the track's frame: orientation (unit)
+  double now_p[3][k_size];    ///< the body's position now (m, world)
+  double now_q[4][k_size];    ///< the body's orientation now (unit)
+  double goal_p[3][k_size];   ///< out: the target's position (m, world)
+  double goal_q[4][k_size];   ///< out: the target's orientation (unit)
+  double linear[3][k_size];   ///< out: linear velocity (m/s, world)
+  double angular[3][k_size];  ///< out: angular velocity (rad/s, world)
+
+  /// Sets body k's inputs from `step` (its outputs are not read).
+  void set(std::size_t k, const BodyStep& step);
+  /// Body k's inputs and outputs as a BodyStep.
+  BodyStep get(std::size_t k) const;
+};
+
+/// step_velocities() for bodies [0, n) of a batch (n <= BodyStepBatch::k_size): the same bits.
+void step_velocities(BodyStepBatch& batch, std::size_t n, double inv_dt);
 
 /// The same angular velocity expressed in the body frame of q0 (rad/s).
 Vec3 angular_velocity_body(const Quat& q0, const Quat& q1, double dt);

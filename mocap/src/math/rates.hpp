@@ -4,7 +4,7 @@
 
 #include <odemocap/quat.hpp>
 
-#include "math/double2.hpp"
+#include "math/lanes.hpp"
 
 #include <cmath>
 

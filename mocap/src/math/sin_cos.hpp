@@ -2,7 +2,7 @@
 // sin and cos of one angle, or of two at once, inline, for the loaders' Euler angles (forward
 // kinematics of every joint-frame): glibc's sincos is a call that took a fifth of a BVH load.
 
-#include "math/double2.hpp"
+#include "math/lanes.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -264,9 +264,12 @@ private:
   void handle_neighbours(Binding& b);
   /// Sets the velocities that take the body to `goal` in the step (or teleports it there).
   void move_to(Binding& b, const Pose& goal, double h, double inv_h);
-  /// Sets velocities v (m/s) and w (rad/s) on `b`'s body, or teleports it to `goal` when they
-  /// pass its limits or are not finite; keeps its statistics.
-  void apply_velocities(Binding& b, const Pose& goal, const Vec3& v, const Vec3& w);
+  /// Sets velocities v (m/s) and w (rad/s) on `b`'s body and keeps its statistics; false,
+  /// nothing set, when they pass its limits or are not finite (then teleport() it).
+  bool apply_velocities(Binding& b, const Vec3& v, const Vec3& w);
+  /// Puts `b`'s body at `goal` at rest, and counts it: a discontinuity in the data, or a body
+  /// moved to a non-finite pose, gets no absurd velocity.
+  void teleport(Binding& b, const Pose& goal);
   /// Whether prestep() may drive `b` in its batch: a placed track binding, linear
   /// interpolation, no release at the end, DriveMode::Geodesic (the others go one at a time).
   bool batched(const Binding& b) const;
@@ -296,8 +299,8 @@ private:
   std::vector<Binding> bindings_;
   /// A few bindings prestep() drives together, and their steps: enough for the arithmetic of
   /// one to overlap the next one's, few enough to stay in the L1 cache.
-  std::array<Binding*, 8> batch_bindings_{};
-  std::array<BodyStep, 8> batch_{};
+  std::array<Binding*, BodyStepBatch::k_size> batch_bindings_{};
+  BodyStepBatch batch_{};
   std::size_t batch_size_ = 0;                   ///< steps of batch_ in use
   std::vector<detail::Controller*> controllers_; ///< owned by the joints and followers
   /// Dynamic bodies carried across a seam in this prestep, each with the bound body whose

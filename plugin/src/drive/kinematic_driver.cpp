@@ -35,6 +35,8 @@ void keep_kinematic(dBodyID body) {
   }
 }
 
+const Pose k_identity_pose{};
+
 void set_velocities(dBodyID body, const Vec3& v, const Vec3& w) {
   dBodySetLinearVel(body, v.x, v.y, v.z);
   dBodySetAngularVel(body, w.x, w.y, w.z);
@@ -338,9 +340,10 @@ void KinematicDriver::prestep(double h) {
   // binding's misses would wait for the previous one's: a pipeline loads them ahead. Binding
   // i + 2A's track object is fetched, then (its addresses known) binding i + A's samples and
   // body, while binding i's samples are read into the batch. The batch's arithmetic runs
-  // eight bindings at a time, two per SIMD register (step_velocities), where one binding's
-  // long chains of dependent operations (Slerp, offset, Slerp derivative) overlap another's
-  // instead of waiting on each other and on the calls into ODE.
+  // eight bindings at a time, four (AVX) or two per SIMD register (step_velocities), where one
+  // binding's long chains of dependent operations (Slerp, offset, Slerp derivative) overlap
+  // another's instead of waiting on each other and on the calls into ODE. The batch keeps the
+  // registers' layout (BodyStepBatch), so four bindings' x is one load.
   const double next = time_ + h;
   const double inv_h = 1.0 / h;
   constexpr std::size_t k_ahead = 8;
@@ -371,7 +374,7 @@ void KinematicDriver::prestep(double h) {
       Binding& b = bindings_[i - 2 * k_ahead];
       if (batched(b)) {
         gather(b, shared);
-        if (batch_size_ == batch_.size()) {
+        if (batch_size_ == BodyStepBatch::k_size) {
           drive_batch(inv_h);
         }
       } else {
@@ -411,28 +414,71 @@ void KinematicDriver::gather(Binding& b, SharedLookup& shared) {
   if (b.seam != 0) {
     cross_seam(b); // before the body's pose is read
   }
-  batch_bindings_[batch_size_] = &b;
-  BodyStep& s = batch_[batch_size_++];
-  s.p0 = track.position(at.i);
-  s.p1 = track.position(at.j);
-  s.q0 = track.orientation(at.i);
-  s.q1 = track.orientation(at.j);
-  s.u = at.u;
-  s.offset = b.identity_offset ? Pose{} : b.options.offset;
+  const std::size_t k = batch_size_++;
+  batch_bindings_[k] = &b;
+  BodyStepBatch& s = batch_;
+  const Vec3& p0 = track.position(at.i);
+  const Vec3& p1 = track.position(at.j);
+  const Quat& q0 = track.orientation(at.i);
+  const Quat& q1 = track.orientation(at.j);
+  const Pose& offset = b.identity_offset ? k_identity_pose : b.options.offset;
+  const auto put_vec3 = [k](double(&rows)[3][BodyStepBatch::k_size], const Vec3& v) {
+    rows[0][k] = v.x;
+    rows[1][k] = v.y;
+    rows[2][k] = v.z;
+  };
+  const auto put_quat = [k](double(&rows)[4][BodyStepBatch::k_size], const Quat& q) {
+    rows[0][k] = q.w;
+    rows[1][k] = q.x;
+    rows[2][k] = q.y;
+    rows[3][k] = q.z;
+  };
+  put_vec3(s.p0, p0);
+  put_vec3(s.p1, p1);
+  put_quat(s.q0, q0);
+  put_quat(s.q1, q1);
+  s.u[k] = at.u;
+  put_vec3(s.offset_p, offset.p);
+  put_quat(s.offset_q, offset.q);
   // A body's quaternion is unit (ODE normalises what it is given) or, set non-finite by the
   // program, gives a non-finite rate, which apply_velocities() turns into a teleport.
-  s.now = {{b.position[0], b.position[1], b.position[2]},
-           {b.orientation[0], b.orientation[1], b.orientation[2], b.orientation[3]}};
+  for (int c = 0; c < 3; ++c) {
+    s.now_p[c][k] = b.position[c];
+  }
+  for (int c = 0; c < 4; ++c) {
+    s.now_q[c][k] = b.orientation[c];
+  }
+}
+
+inline bool KinematicDriver::apply_velocities(Binding& b, const Vec3& v, const Vec3& w) {
+  const double speed2 = dot(v, v);
+  const double spin2 = dot(w, w);
+  if (!(speed2 <= b.max_linear_speed2 && spin2 <= b.max_angular_speed2)) {
+    return false;
+  }
+  set_velocities(b.body, v, w);
+  // Square roots only when a maximum grows, which is rare after the first steps.
+  if (speed2 > b.stats.max_linear_speed * b.stats.max_linear_speed) {
+    b.stats.max_linear_speed = std::sqrt(speed2);
+  }
+  if (spin2 > b.stats.max_angular_speed * b.stats.max_angular_speed) {
+    b.stats.max_angular_speed = std::sqrt(spin2);
+  }
+  return true;
 }
 
 void KinematicDriver::drive_batch(double inv_h) {
-  step_velocities(batch_.data(), batch_size_, inv_h);
+  step_velocities(batch_, batch_size_, inv_h);
+  const BodyStepBatch& s = batch_;
   for (std::size_t k = 0; k < batch_size_; ++k) {
     Binding& b = *batch_bindings_[k];
-    const BodyStep& s = batch_[k];
     keep_kinematic(b.body);
     ++b.stats.steps;
-    apply_velocities(b, s.goal, s.linear, s.angular);
+    if (!apply_velocities(b, {s.linear[0][k], s.linear[1][k], s.linear[2][k]},
+                          {s.angular[0][k], s.angular[1][k], s.angular[2][k]})) {
+      teleport(b, {{s.goal_p[0][k], s.goal_p[1][k], s.goal_p[2][k]},
+                   {s.goal_q[0][k], s.goal_q[1][k], s.goal_q[2][k], s.goal_q[3][k]}});
+    }
     handle_neighbours(b);
   }
   batch_size_ = 0;
@@ -574,27 +620,15 @@ void KinematicDriver::move_to(Binding& b, const Pose& goal, double h, double inv
   const Vec3 v = (goal.p - now.p) * inv_h;
   const Vec3 w = mode_ == DriveMode::Geodesic ? angular_velocity_unchecked(now.q, goal.q, inv_h)
                                               : angular_velocity_linear_approx(now.q, goal.q, h);
-  apply_velocities(b, goal, v, w);
+  if (!apply_velocities(b, v, w)) {
+    teleport(b, goal);
+  }
 }
 
-void KinematicDriver::apply_velocities(Binding& b, const Pose& goal, const Vec3& v, const Vec3& w) {
-  const double speed2 = dot(v, v);
-  const double spin2 = dot(w, w);
-  if (!(speed2 <= b.max_linear_speed2 && spin2 <= b.max_angular_speed2)) {
-    // A discontinuity in the data (or a body moved to a non-finite pose): no absurd velocity.
-    set_body_pose(b.body, goal);
-    set_velocities(b.body, {}, {});
-    ++b.stats.teleports;
-    return;
-  }
-  set_velocities(b.body, v, w);
-  // Square roots only when a maximum grows, which is rare after the first steps.
-  if (speed2 > b.stats.max_linear_speed * b.stats.max_linear_speed) {
-    b.stats.max_linear_speed = std::sqrt(speed2);
-  }
-  if (spin2 > b.stats.max_angular_speed * b.stats.max_angular_speed) {
-    b.stats.max_angular_speed = std::sqrt(spin2);
-  }
+void KinematicDriver::teleport(Binding& b, const Pose& goal) {
+  set_body_pose(b.body, goal);
+  set_velocities(b.body, {}, {});
+  ++b.stats.teleports;
 }
 
 } // namespace odemocap

@@ -2,6 +2,7 @@
 #include "support/reference_math.hpp"
 
 #include "math/rates.hpp" // private kernel, tested against asin directly
+#include "math/step_velocities.hpp" // each kind of lanes, tested on its own
 
 #include <odemocap/error.hpp>
 #include <odemocap/velocity.hpp>
@@ -251,9 +252,13 @@ TEST(EstimateVelocities, GapsFallBackToTheExistingSideOrMarkNoEstimate) {
   }
 }
 
-TEST(StepVelocities, EveryBodyGetsWhatTheOneBodyFunctionsGiveBitForBit) {
-  // The batch kernel computes two bodies per SIMD register and hands pairs beyond the series'
-  // range to the one-body path: random batches of every length (odd ones leave a body alone),
+using StepFunction = void (*)(BodyStep*, std::size_t, double);
+
+/// Random batches stepped by `step` against the one-body functions, to the bit.
+void expect_one_body_results(StepFunction step) {
+  // The batch kernel computes two or four bodies per SIMD register and hands a group beyond the
+  // series' range to the one-body path: random batches of every length (groups of four, pairs
+  // and a body alone),
   // steps from none to half turns, u at 0, 1 and between, identity and random offsets, bodies
   // near their goal and far from it, either sign of each quaternion. Every output must be the
   // one-body functions' to the bit, and the rate the literal formula's.
@@ -294,7 +299,7 @@ TEST(StepVelocities, EveryBodyGetsWhatTheOneBodyFunctionsGiveBitForBit) {
       e.linear = (e.goal.p - e.now.p) * inv_dt;
       e.angular = angular_velocity(e.now.q, e.goal.q, dt);
     }
-    step_velocities(steps.data(), n, inv_dt);
+    step(steps.data(), n, inv_dt);
     for (std::size_t i = 0; i < n; ++i) {
       const BodyStep& s = steps[i];
       const BodyStep& e = expected[i];
@@ -316,6 +321,25 @@ TEST(StepVelocities, EveryBodyGetsWhatTheOneBodyFunctionsGiveBitForBit) {
     }
   }
   EXPECT_GT(literal_checked, 3000);
+}
+
+TEST(StepVelocities, EveryBodyGetsWhatTheOneBodyFunctionsGiveBitForBit) {
+  expect_one_body_results(&step_velocities);
+}
+
+TEST(StepVelocities, TwoBodiesPerRegisterGiveTheOneBodyBits) {
+  expect_one_body_results([](BodyStep* steps, std::size_t n, double inv_dt) {
+    detail::step_velocities(steps, n, inv_dt, detail::StepLanes::Two);
+  });
+}
+
+TEST(StepVelocities, FourBodiesPerRegisterGiveTheOneBodyBits) {
+  if (!detail::has_avx()) {
+    GTEST_SKIP() << "this processor has no AVX: step_velocities() uses two lanes";
+  }
+  expect_one_body_results([](BodyStep* steps, std::size_t n, double inv_dt) {
+    detail::step_velocities(steps, n, inv_dt, detail::StepLanes::Four);
+  });
 }
 
 } // namespace
