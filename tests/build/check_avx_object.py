@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The object compiled with AVX defines nothing that a file without AVX may also define.
+"""The objects compiled with AVX define nothing that a file without AVX may also define.
 
 An inline function (or a template instantiation) that two object files both emit is kept once,
-from either file: if the AVX file's copy of a function other code also calls were kept, that code
-would run AVX instructions on a processor without them. So every symbol the AVX object defines
-with external linkage must be its entry point or take four-lane vectors, which only it uses.
+from either file: if an AVX file's copy of a function other code also calls were kept, that code
+would run AVX instructions on a processor without them. So every function an AVX object defines
+with external linkage must be an entry point (named *_avx, called after has_avx()) or belong to
+a four-lane instantiation, which only the AVX files make.
 
-usage: check_avx_object.py NM OBJECT...        (the AVX object is picked from the list by name)
+usage: check_avx_object.py NM OBJECT...        (the AVX objects, *_avx.cpp, are picked by name)
        check_avx_object.py NM --self-test CXX  (the check must refuse an object that breaks it)
 """
 import os
@@ -14,8 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-ENTRY = "odemocap::detail::step_four_avx("
-AVX_SOURCE = "step_velocities_avx.cpp"
+AVX_SOURCES = ("step_velocities_avx.cpp", "kinematics_avx.cpp")
 
 
 def shared_definitions(nm, obj):
@@ -32,9 +32,14 @@ def shared_definitions(nm, obj):
     return found
 
 
+def is_entry(symbol):
+    """An odemocap function whose name ends in _avx."""
+    name = symbol.split("(", 1)[0]
+    return name.startswith("odemocap::") and name.endswith("_avx")
+
+
 def offenders(nm, obj):
-    return [s for s in shared_definitions(nm, obj) if not s.startswith(ENTRY)
-            and "__vector(4)" not in s]
+    return [s for s in shared_definitions(nm, obj) if not is_entry(s) and "__vector(4)" not in s]
 
 
 def self_test(nm, cxx):
@@ -58,19 +63,23 @@ def main(argv):
     if len(argv) == 4 and argv[2] == "--self-test":
         return self_test(argv[1], argv[3])
     nm = argv[1]
-    objects = [o for arg in argv[2:] for o in arg.split(";") if o.endswith(AVX_SOURCE + ".o")
-               or o.endswith(AVX_SOURCE + ".obj")]
-    if len(objects) != 1:
-        print("expected one object of", AVX_SOURCE, "among the arguments, found", objects)
+    objects = [o for arg in argv[2:] for o in arg.split(";")
+               if any(o.endswith(source + suffix) for source in AVX_SOURCES
+                      for suffix in (".o", ".obj"))]
+    if len(objects) != len(AVX_SOURCES):
+        print("expected an object of each of", AVX_SOURCES, "among the arguments, found", objects)
         return 1
-    bad = offenders(nm, objects[0])
-    if bad:
-        print(objects[0], "defines symbols other files may also define, compiled with AVX:")
-        print("\n".join("  " + s for s in bad))
-        return 1
-    print(objects[0], "defines", len(shared_definitions(nm, objects[0])),
-          "shared symbols, all its own (step_four_avx or four-lane vectors)")
-    return 0
+    status = 0
+    for obj in objects:
+        bad = offenders(nm, obj)
+        if bad:
+            print(obj, "defines functions other files may also define, compiled with AVX:")
+            print("\n".join("  " + s for s in bad))
+            status = 1
+        else:
+            print(obj, "defines", len(shared_definitions(nm, obj)),
+                  "shared functions, all its own (*_avx or four-lane vectors)")
+    return status
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@
 
 namespace odemocap::detail {
 
+/// Whether this processor (and its operating system) runs AVX instructions: false where the
+/// AVX files are not built (not x86-64).
+bool has_avx();
+
 using Double2 = double __attribute__((vector_size(16)));
 using Bits2 = std::uint64_t __attribute__((vector_size(16)));
 using Double4 = double __attribute__((vector_size(32)));

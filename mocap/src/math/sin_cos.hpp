@@ -70,26 +70,25 @@ inline void sin_cos(double x, double& s, double& c) {
   }
 }
 
-/// sin_cos() of both lanes, bit for bit the same values, without a branch on the quadrant:
-/// odd quadrants swap sin and cos, and the signs are the quadrant's bits moved to the sign bit.
-inline void sin_cos(Double2 x, Double2& s, Double2& c) {
-  Double2 shifted, sin_r, cos_r;
+/// sin_cos() of every lane (T = Double2 or Double4), bit for bit the same values, without a
+/// branch on the quadrant: odd quadrants swap sin and cos, and the signs are the quadrant's bits
+/// moved to the sign bit.
+template <class T> inline void sin_cos(T x, T& s, T& c) {
+  using Bits = typename Lanes<T>::Bits;
+  T shifted, sin_r, cos_r;
   sin_cos_of_remainder(x, shifted, sin_r, cos_r);
-  Bits2 k, sin_bits, cos_bits;
-  std::memcpy(&k, &shifted, sizeof k);
-  std::memcpy(&sin_bits, &sin_r, sizeof k);
-  std::memcpy(&cos_bits, &cos_r, sizeof k);
-  const Bits2 swap = -(k & 1); // all ones in an odd quadrant
-  const Bits2 s_bits = ((cos_bits & swap) | (sin_bits & ~swap)) ^ ((k & 2) << 62);
-  const Bits2 c_bits = ((sin_bits & swap) | (cos_bits & ~swap)) ^ (((k + 1) & 2) << 62);
-  std::memcpy(&s, &s_bits, sizeof s);
-  std::memcpy(&c, &c_bits, sizeof c);
-  for (int lane = 0; lane < 2; ++lane) {
+  const Bits k = bits(shifted);
+  const Bits sin_bits = bits(sin_r);
+  const Bits cos_bits = bits(cos_r);
+  const Bits swap = -(k & 1); // all ones in an odd quadrant
+  s = from_bits<T>(((cos_bits & swap) | (sin_bits & ~swap)) ^ ((k & 2) << 62));
+  c = from_bits<T>(((sin_bits & swap) | (cos_bits & ~swap)) ^ (((k + 1) & 2) << 62));
+  for (std::size_t lane = 0; lane < Lanes<T>::count; ++lane) {
     if (!(std::fabs(x[lane]) <= k_sin_cos_fast_limit)) {
-      double s1 = 0.0, c1 = 0.0;
-      sin_cos(x[lane], s1, c1);
-      s[lane] = s1;
-      c[lane] = c1;
+      // What the one-angle sin_cos() gives there (called directly: a file compiled with AVX
+      // must not emit its own copy of that inline function).
+      s[lane] = std::sin(x[lane]);
+      c[lane] = std::cos(x[lane]);
     }
   }
 }

@@ -45,6 +45,23 @@ void put(const Quat& q, double (&rows)[4][BodyStepBatch::k_size], std::size_t k)
   }
 }
 
+/// Body `from`'s inputs as body `to`'s.
+void copy_inputs(BodyStepBatch& b, std::size_t from, std::size_t to) {
+  for (int c = 0; c < 3; ++c) {
+    b.p0[c][to] = b.p0[c][from];
+    b.p1[c][to] = b.p1[c][from];
+    b.offset_p[c][to] = b.offset_p[c][from];
+    b.now_p[c][to] = b.now_p[c][from];
+  }
+  for (int c = 0; c < 4; ++c) {
+    b.q0[c][to] = b.q0[c][from];
+    b.q1[c][to] = b.q1[c][from];
+    b.offset_q[c][to] = b.offset_q[c][from];
+    b.now_q[c][to] = b.now_q[c][from];
+  }
+  b.u[to] = b.u[from];
+}
+
 } // namespace
 
 void BodyStepBatch::set(std::size_t k, const BodyStep& s) {
@@ -82,32 +99,30 @@ BodyStep BodyStepBatch::get(std::size_t k) const {
 
 namespace detail {
 
-bool has_avx() {
-#ifdef ODEMOCAP_AVX_STEP
-  static const bool avx = __builtin_cpu_supports("avx");
-  return avx;
-#else
-  return false; // not x86-64: step_velocities_avx.cpp is not built
-#endif
-}
-
 void step_velocities(BodyStepBatch& batch, std::size_t n, double inv_dt, StepLanes lanes) {
-  std::size_t k = 0;
-#ifdef ODEMOCAP_AVX_STEP
-  if (lanes == StepLanes::Four) {
-    for (; k + 3 < n; k += 4) {
-      if (!step_four_avx(batch, k, inv_dt)) {
-        step_alone(batch, k, 4, inv_dt);
-      }
-    }
-  }
+#ifdef ODEMOCAP_AVX
+  const bool four = lanes == StepLanes::Four;
+#else
+  const bool four = false; // not x86-64: step_velocities_avx.cpp is not built
 #endif
-  for (; k + 1 < n; k += 2) {
-    if (!step_lanes<Double2>(batch, k, inv_dt)) {
-      step_alone(batch, k, 2, inv_dt);
+  const std::size_t width = four ? 4 : 2;
+  // The last group filled up with copies of body 0: each lane is computed on its own, so a copy
+  // changes no other lane's bits, and it is in the series' range when body 0 is.
+  const std::size_t groups = (n + width - 1) / width;
+  for (std::size_t k = n; k < groups * width; ++k) {
+    copy_inputs(batch, 0, k);
+  }
+  for (std::size_t k = 0; k < n; k += width) {
+#ifdef ODEMOCAP_AVX
+    const bool in_range =
+        four ? step_four_avx(batch, k, inv_dt) : step_lanes<Double2>(batch, k, inv_dt);
+#else
+    const bool in_range = step_lanes<Double2>(batch, k, inv_dt);
+#endif
+    if (!in_range) {
+      step_alone(batch, k, std::min(width, n - k), inv_dt);
     }
   }
-  step_alone(batch, k, n - k, inv_dt);
 }
 
 void step_velocities(BodyStep* steps, std::size_t n, double inv_dt, StepLanes lanes) {

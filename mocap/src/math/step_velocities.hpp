@@ -8,9 +8,6 @@
 
 namespace odemocap::detail {
 
-/// Whether this processor (and its operating system) runs AVX instructions.
-bool has_avx();
-
 enum class StepLanes {
   Two,  ///< two bodies per SSE2 register, on every x86-64 processor
   Four, ///< four bodies per AVX register: only where has_avx()

@@ -316,6 +316,11 @@ void KinematicDriver::restart() {
   }
 }
 
+inline bool KinematicDriver::batched(const Binding& b) const {
+  return b.track && b.placed && !b.stats.released && b.options.at_end != TrackEnd::Release &&
+         b.options.interp == Interp::Linear && mode_ == DriveMode::Geodesic;
+}
+
 inline void KinematicDriver::look_up(Binding& b, double t, OutOfRange out_of_range,
                                      SharedLookup& shared) {
   const Track& track = *b.track;
@@ -394,11 +399,6 @@ void KinematicDriver::prestep(double h) {
     c->update(time_, h);
   }
   time_ += h;
-}
-
-bool KinematicDriver::batched(const Binding& b) const {
-  return b.track && b.placed && !b.stats.released && b.options.at_end != TrackEnd::Release &&
-         b.options.interp == Interp::Linear && mode_ == DriveMode::Geodesic;
 }
 
 void KinematicDriver::gather(Binding& b, SharedLookup& shared) {

@@ -1,6 +1,7 @@
 // Forward kinematics a block of frames at a time (the BVH loader's) against forward kinematics
 // frame by frame written here from the BVH definition with rotation matrices.
 #include "model/kinematics_block.hpp"
+#include "model/kinematics_lanes.hpp" // each width of register, tested on its own
 #include "support/data_paths.hpp"
 #include "support/reference_math.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -121,6 +123,68 @@ TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
   }
   const Skeleton skeleton = parse_bvh_skeleton(text.str(), "mixed.bvh");
   check_blocks(skeleton, 5, 1e-11); // angles near 87 rad: their rounding shows at 1e-12
+}
+
+/// The mixed file of the test above: large, zero and ordinary angles in every rotation order.
+Skeleton mixed_skeleton() {
+  test::Random rnd(11);
+  std::ostringstream text;
+  text.precision(17);
+  text << "HIERARCHY\nROOT a\n{\nOFFSET 1 2 3\nCHANNELS 6 Xposition Yposition Zposition "
+          "Zrotation Xrotation Yrotation\nJOINT b\n{\nOFFSET 0 3 0\nCHANNELS 3 Xrotation "
+          "Zrotation Yrotation\nJOINT c\n{\nOFFSET 2 0 -1\nCHANNELS 4 Yrotation Xposition "
+          "Xrotation Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\n}\nMOTION\nFrames: 97\n"
+          "Frame Time: 0.01\n";
+  for (int f = 0; f < 97; ++f) {
+    for (int k = 0; k < 13; ++k) {
+      const double kind = rnd.uniform(0, 1);
+      text << (kind < 0.3    ? 0.0
+               : kind < 0.35 ? -0.0
+               : kind < 0.5  ? rnd.uniform(-5000, 5000)
+                             : rnd.uniform(-180, 180))
+           << ' ';
+    }
+    text << '\n';
+  }
+  return parse_bvh_skeleton(text.str(), "mixed.bvh");
+}
+
+TEST(KinematicsBlock, TwoAndFourFramesPerRegisterGiveTheSameBits) {
+  // The loader computes four frames per AVX register where the processor has AVX, else two per
+  // SSE2 register: a capture must load to the same bits on either, zeros' signs included. (A
+  // frame without a turn is turned by zero when another frame of its register turns, which
+  // leaves its rotation as it was but for the sign of a zero component times a zero sine; with
+  // registers of two and of four the frames it shares a register with differ.)
+  if (!has_avx()) {
+    GTEST_SKIP() << "this processor has no AVX: only two frames per register are computed";
+  }
+  for (const Skeleton& skeleton :
+       {parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_03.bvh")), "131_03.bvh"),
+        mixed_skeleton()}) {
+    std::vector<KinematicsJoint> joints;
+    plain_joints(skeleton, {}, joints);
+    test::Random rnd(17);
+    std::size_t compared = 0;
+    for (std::size_t first = 0; first < skeleton.frame_count;) {
+      const auto count = std::min<std::size_t>(static_cast<std::size_t>(rnd.uniform(1, 41)),
+                                               skeleton.frame_count - first);
+      const std::size_t stride = (count + 3) / 4 * 4;
+      std::vector<double> two(joints.size() * 7 * stride), four(two.size());
+      const double* rows = skeleton.motion.data() + first * skeleton.channel_count;
+      compute_kinematics<Double2>(joints.data(), joints.size(), rows, skeleton.channel_count,
+                                  count, two.data(), stride);
+      compute_kinematics_avx(joints.data(), joints.size(), rows, skeleton.channel_count, count,
+                             four.data(), stride);
+      for (std::size_t j = 0; j < joints.size() * 7; ++j) {
+        ASSERT_EQ(std::memcmp(&two[j * stride], &four[j * stride], count * sizeof(double)), 0)
+            << "joint " << j / 7 << " component " << j % 7 << ", frames " << first << "+"
+            << count;
+        compared += count;
+      }
+      first += count;
+    }
+    EXPECT_EQ(compared, skeleton.frame_count * joints.size() * 7);
+  }
 }
 
 TEST(KinematicsBlock, OnlyTheNeededJointsAreComputed) {
