@@ -75,6 +75,19 @@ struct alignas(64) BodyStepBatch {
 
   /// Sets body k's inputs from `step` (its outputs are not read).
   void set(std::size_t k, const BodyStep& step);
+  /// Sets body k's column of `rows` (one of the vectors above) to v.
+  static void put(double (&rows)[3][k_size], std::size_t k, const Vec3& v) {
+    rows[0][k] = v.x;
+    rows[1][k] = v.y;
+    rows[2][k] = v.z;
+  }
+  /// Sets body k's column of `rows` (one of the quaternions above) to q.
+  static void put(double (&rows)[4][k_size], std::size_t k, const Quat& q) {
+    rows[0][k] = q.w;
+    rows[1][k] = q.x;
+    rows[2][k] = q.y;
+    rows[3][k] = q.z;
+  }
   /// Body k's inputs and outputs as a BodyStep.
   BodyStep get(std::size_t k) const;
 };

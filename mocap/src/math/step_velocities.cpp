@@ -8,6 +8,7 @@
 #include "math/step_velocities.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace odemocap {
 namespace {
@@ -20,28 +21,15 @@ void step_one(BodyStep& s, double inv_dt) {
   s.angular = detail::geodesic_rate(s.now.q, s.goal.q, inv_dt);
 }
 
-void put(const Vec3& v, double (&rows)[3][BodyStepBatch::k_size], std::size_t k) {
-  rows[0][k] = v.x;
-  rows[1][k] = v.y;
-  rows[2][k] = v.z;
-}
-
-void put(const Quat& q, double (&rows)[4][BodyStepBatch::k_size], std::size_t k) {
-  rows[0][k] = q.w;
-  rows[1][k] = q.x;
-  rows[2][k] = q.y;
-  rows[3][k] = q.z;
-}
-
 /// Bodies [k, k + n) of the batch one at a time.
 [[gnu::noinline]] void step_alone(BodyStepBatch& b, std::size_t k, std::size_t n, double inv_dt) {
   for (std::size_t i = k; i < k + n; ++i) {
     BodyStep s = b.get(i);
     step_one(s, inv_dt);
-    put(s.goal.p, b.goal_p, i);
-    put(s.goal.q, b.goal_q, i);
-    put(s.linear, b.linear, i);
-    put(s.angular, b.angular, i);
+    BodyStepBatch::put(b.goal_p, i, s.goal.p);
+    BodyStepBatch::put(b.goal_q, i, s.goal.q);
+    BodyStepBatch::put(b.linear, i, s.linear);
+    BodyStepBatch::put(b.angular, i, s.angular);
   }
 }
 
@@ -65,15 +53,15 @@ void copy_inputs(BodyStepBatch& b, std::size_t from, std::size_t to) {
 } // namespace
 
 void BodyStepBatch::set(std::size_t k, const BodyStep& s) {
-  put(s.p0, p0, k);
-  put(s.p1, p1, k);
-  put(s.q0, q0, k);
-  put(s.q1, q1, k);
+  put(p0, k, s.p0);
+  put(p1, k, s.p1);
+  put(q0, k, s.q0);
+  put(q1, k, s.q1);
   u[k] = s.u;
-  put(s.offset.p, offset_p, k);
-  put(s.offset.q, offset_q, k);
-  put(s.now.p, now_p, k);
-  put(s.now.q, now_q, k);
+  put(offset_p, k, s.offset.p);
+  put(offset_q, k, s.offset.q);
+  put(now_p, k, s.now.p);
+  put(now_q, k, s.now.q);
 }
 
 BodyStep BodyStepBatch::get(std::size_t k) const {
@@ -100,6 +88,7 @@ BodyStep BodyStepBatch::get(std::size_t k) const {
 namespace detail {
 
 void step_velocities(BodyStepBatch& batch, std::size_t n, double inv_dt, StepLanes lanes) {
+  assert(n <= BodyStepBatch::k_size);
 #ifdef ODEMOCAP_AVX
   const bool four = lanes == StepLanes::Four;
 #else

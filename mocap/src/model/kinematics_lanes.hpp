@@ -73,7 +73,7 @@ void compute_kinematics(const KinematicsJoint* joints, std::size_t joint_count, 
   // The value in `column` at frames f to f + lanes - 1; lanes past the block repeat its last
   // frame.
   const auto values = [&](std::size_t f, std::size_t column) {
-    T v;
+    T v{};
     for (std::size_t lane = 0; lane < lanes; ++lane) {
       const std::size_t frame = f + lane < count ? f + lane : count - 1;
       v[lane] = rows[frame * row_size + column];

@@ -422,26 +422,15 @@ void KinematicDriver::gather(Binding& b, SharedLookup& shared) {
   const Quat& q0 = track.orientation(at.i);
   const Quat& q1 = track.orientation(at.j);
   const Pose& offset = b.identity_offset ? k_identity_pose : b.options.offset;
-  const auto put_vec3 = [k](double(&rows)[3][BodyStepBatch::k_size], const Vec3& v) {
-    rows[0][k] = v.x;
-    rows[1][k] = v.y;
-    rows[2][k] = v.z;
-  };
-  const auto put_quat = [k](double(&rows)[4][BodyStepBatch::k_size], const Quat& q) {
-    rows[0][k] = q.w;
-    rows[1][k] = q.x;
-    rows[2][k] = q.y;
-    rows[3][k] = q.z;
-  };
-  put_vec3(s.p0, p0);
-  put_vec3(s.p1, p1);
-  put_quat(s.q0, q0);
-  put_quat(s.q1, q1);
+  BodyStepBatch::put(s.p0, k, p0);
+  BodyStepBatch::put(s.p1, k, p1);
+  BodyStepBatch::put(s.q0, k, q0);
+  BodyStepBatch::put(s.q1, k, q1);
   s.u[k] = at.u;
-  put_vec3(s.offset_p, offset.p);
-  put_quat(s.offset_q, offset.q);
+  BodyStepBatch::put(s.offset_p, k, offset.p);
+  BodyStepBatch::put(s.offset_q, k, offset.q);
   // A body's quaternion is unit (ODE normalises what it is given) or, set non-finite by the
-  // program, gives a non-finite rate, which apply_velocities() turns into a teleport.
+  // program, gives a non-finite rate, which drive_batch() turns into a teleport.
   for (int c = 0; c < 3; ++c) {
     s.now_p[c][k] = b.position[c];
   }
