@@ -2,6 +2,7 @@
 CI read, a free port, and odemocap serve started on the analytic capture and stopped."""
 import contextlib
 import os
+import select
 import socket
 import subprocess
 import time
@@ -29,6 +30,23 @@ def free_port(kind):
     return port
 
 
+def wait_until_listening(server, timeout=60.0):
+    """Until `odemocap serve` says it waits for a client (its sockets are bound by then): a
+    fixed pause was too short for a server built with the sanitizers on a busy machine, and a
+    client's one connection request went unanswered. Read from the pipe unbuffered, so that no
+    line waits in a buffer that select() does not see."""
+    said = b""
+    deadline = time.monotonic() + timeout
+    while b"waiting for a client" not in said:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([server.stdout], [], [], max(left, 0.0))
+        chunk = os.read(server.stdout.fileno(), 4096) if ready else b""
+        if not chunk:
+            raise RuntimeError("odemocap serve did not start listening within %g s; it said: %r"
+                               % (timeout, said.decode(errors="replace")))
+        said += chunk
+
+
 @contextlib.contextmanager
 def serving(odemocap, scratch, protocol, port, options=()):
     """`odemocap serve` of the analytic capture with its defaults but the port (tests run side by
@@ -37,10 +55,9 @@ def serving(odemocap, scratch, protocol, port, options=()):
     path = os.path.join(scratch, "analytic.csv")
     capture.write_csv(path)
     server = subprocess.Popen([odemocap, "serve", path, "--protocol", protocol, "--port", str(port),
-                               "--loop", *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True)
+                               "--loop", *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        time.sleep(0.5)
+        wait_until_listening(server)
         yield
     finally:
         server.terminate()
