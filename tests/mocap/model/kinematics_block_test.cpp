@@ -99,10 +99,9 @@ TEST(KinematicsBlock, CmuCaptureMatchesMatrixKinematicsInBlocksOfAnyLength) {
   check_blocks(skeleton, 3, 1e-10); // positions up to ~100 units
 }
 
-TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
-  // Channels beyond +-916 degrees (half angles past the fast range: the library's sin and cos
-  // for that lane only), exact zeros (skipped only when both frames of a pair are zero), and
-  // every rotation order, random over 97 frames.
+/// A random file of 97 frames: large (beyond +-916 degrees), zero and ordinary angles in
+/// every rotation order; with `negative_zeros`, a twentieth of the values -0 instead of large.
+Skeleton mixed_skeleton(bool negative_zeros) {
   test::Random rnd(11);
   std::ostringstream text;
   text.precision(17);
@@ -114,39 +113,22 @@ TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
   for (int f = 0; f < 97; ++f) {
     for (int k = 0; k < 13; ++k) {
       const double kind = rnd.uniform(0, 1);
-      text << (kind < 0.3   ? 0.0
-               : kind < 0.5 ? rnd.uniform(-5000, 5000)
-                            : rnd.uniform(-180, 180))
-           << ' ';
-    }
-    text << '\n';
-  }
-  const Skeleton skeleton = parse_bvh_skeleton(text.str(), "mixed.bvh");
-  check_blocks(skeleton, 5, 1e-11); // angles near 87 rad: their rounding shows at 1e-12
-}
-
-/// The mixed file of the test above: large, zero and ordinary angles in every rotation order.
-Skeleton mixed_skeleton() {
-  test::Random rnd(11);
-  std::ostringstream text;
-  text.precision(17);
-  text << "HIERARCHY\nROOT a\n{\nOFFSET 1 2 3\nCHANNELS 6 Xposition Yposition Zposition "
-          "Zrotation Xrotation Yrotation\nJOINT b\n{\nOFFSET 0 3 0\nCHANNELS 3 Xrotation "
-          "Zrotation Yrotation\nJOINT c\n{\nOFFSET 2 0 -1\nCHANNELS 4 Yrotation Xposition "
-          "Xrotation Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\n}\nMOTION\nFrames: 97\n"
-          "Frame Time: 0.01\n";
-  for (int f = 0; f < 97; ++f) {
-    for (int k = 0; k < 13; ++k) {
-      const double kind = rnd.uniform(0, 1);
-      text << (kind < 0.3    ? 0.0
-               : kind < 0.35 ? -0.0
-               : kind < 0.5  ? rnd.uniform(-5000, 5000)
-                             : rnd.uniform(-180, 180))
+      text << (kind < 0.3                      ? 0.0
+               : negative_zeros && kind < 0.35 ? -0.0
+               : kind < 0.5                    ? rnd.uniform(-5000, 5000)
+                                               : rnd.uniform(-180, 180))
            << ' ';
     }
     text << '\n';
   }
   return parse_bvh_skeleton(text.str(), "mixed.bvh");
+}
+
+TEST(KinematicsBlock, LargeZeroAndMixedAnglesInOneRegister) {
+  // Channels beyond +-916 degrees (half angles past the fast range: the library's sin and cos
+  // for that lane only), exact zeros (skipped only when both frames of a pair are zero), and
+  // every rotation order, random over 97 frames.
+  check_blocks(mixed_skeleton(false), 5, 1e-11); // angles near 87 rad: rounding shows at 1e-12
 }
 
 TEST(KinematicsBlock, TwoAndFourFramesPerRegisterGiveTheSameBits) {
@@ -160,7 +142,7 @@ TEST(KinematicsBlock, TwoAndFourFramesPerRegisterGiveTheSameBits) {
   }
   for (const Skeleton& skeleton :
        {parse_bvh_skeleton(test::read_text(test::repo_data("cmu/131_03.bvh")), "131_03.bvh"),
-        mixed_skeleton()}) {
+        mixed_skeleton(true)}) {
     std::vector<KinematicsJoint> joints;
     plain_joints(skeleton, {}, joints);
     test::Random rnd(17);
@@ -171,14 +153,13 @@ TEST(KinematicsBlock, TwoAndFourFramesPerRegisterGiveTheSameBits) {
       const std::size_t stride = (count + 3) / 4 * 4;
       std::vector<double> two(joints.size() * 7 * stride), four(two.size());
       const double* rows = skeleton.motion.data() + first * skeleton.channel_count;
-      compute_kinematics<Double2>(joints.data(), joints.size(), rows, skeleton.channel_count,
-                                  count, two.data(), stride);
+      compute_kinematics<Double2>(joints.data(), joints.size(), rows, skeleton.channel_count, count,
+                                  two.data(), stride);
       compute_kinematics_avx(joints.data(), joints.size(), rows, skeleton.channel_count, count,
                              four.data(), stride);
       for (std::size_t j = 0; j < joints.size() * 7; ++j) {
         ASSERT_EQ(std::memcmp(&two[j * stride], &four[j * stride], count * sizeof(double)), 0)
-            << "joint " << j / 7 << " component " << j % 7 << ", frames " << first << "+"
-            << count;
+            << "joint " << j / 7 << " component " << j % 7 << ", frames " << first << "+" << count;
         compared += count;
       }
       first += count;
